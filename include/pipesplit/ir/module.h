@@ -1,0 +1,70 @@
+// IRModule: an ordered collection of Relax functions, opaque TIR prim functions and
+// module-level extern functions, plus module attributes and global infos.
+#ifndef PIPESPLIT_IR_MODULE_H_
+#define PIPESPLIT_IR_MODULE_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pipesplit/ir/attrs.h"
+#include "pipesplit/ir/expr.h"
+
+namespace pipesplit::ir {
+
+// Which TVMScript dialect a module was read from (the printer writes the same unless asked).
+enum class Syntax : uint8_t { kClassic, kCurrent };
+
+class IRModule {
+ public:
+  struct Member {
+    GlobalVar gvar;
+    Expr func;  // FunctionNode, PrimFuncNode or ExternFuncNode
+  };
+
+  IRModule() = default;
+
+  // Members in insertion order (the printer sorts them as TVM does).
+  const std::vector<Member>& members() const { return members_; }
+  // Lookups by name; nullptr when absent.
+  const Member* Find(std::string_view name) const;
+  GlobalVar GetGlobalVar(std::string_view name) const;
+  Expr Lookup(std::string_view name) const;
+  Function LookupFunction(std::string_view name) const;  // nullptr if absent or not Relax
+
+  // Adds a member; the name must be new (checked). Returns its GlobalVar.
+  void Add(GlobalVar gvar, Expr func);
+  // Replaces the function of an existing member, keeping its position and GlobalVar.
+  void Update(const GlobalVar& gvar, Expr func);
+  // Removes a member if present.
+  void Remove(std::string_view name);
+
+  const AttrMap& attrs() const { return attrs_; }
+  void set_attrs(AttrMap attrs) { attrs_ = std::move(attrs); }
+  const AttrMap& global_infos() const { return global_infos_; }
+  void set_global_infos(AttrMap infos) { global_infos_ = std::move(infos); }
+
+  // True when the module references constants whose data is not shown (the printer then ends
+  // the file with TVM's "# Metadata omitted" line).
+  bool has_omitted_metadata() const { return has_omitted_metadata_; }
+  void set_has_omitted_metadata(bool v) { has_omitted_metadata_ = v; }
+
+  Syntax syntax() const { return syntax_; }
+  void set_syntax(Syntax s) { syntax_ = s; }
+
+ private:
+  std::vector<Member> members_;
+  std::unordered_map<std::string, size_t> index_;
+  AttrMap attrs_;
+  AttrMap global_infos_;
+  bool has_omitted_metadata_ = false;
+  Syntax syntax_ = Syntax::kClassic;
+};
+
+using IRModulePtr = std::shared_ptr<const IRModule>;
+
+}  // namespace pipesplit::ir
+
+#endif  // PIPESPLIT_IR_MODULE_H_

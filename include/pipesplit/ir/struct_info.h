@@ -1,0 +1,150 @@
+// Struct info: Relax's static description of a value (TVM's StructInfo; "types" in the
+// current TVMScript syntax).
+#ifndef PIPESPLIT_IR_STRUCT_INFO_H_
+#define PIPESPLIT_IR_STRUCT_INFO_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipesplit/ir/node.h"
+#include "pipesplit/ir/prim_expr.h"
+
+namespace pipesplit::ir {
+
+class StructInfoNode : public Node {
+ public:
+  static bool ClassOf(NodeKind k) {
+    return k >= NodeKind::kObjectSInfo && k <= NodeKind::kFuncSInfo;
+  }
+
+ protected:
+  StructInfoNode(NodeKind kind, Span span) : Node(kind, span) {}
+};
+using StructInfo = Ptr<StructInfoNode>;
+
+// Any value (R.Object; R.Any in the current syntax).
+class ObjectSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kObjectSInfo)
+  explicit ObjectSInfoNode(Span span = {}) : StructInfoNode(NodeKind::kObjectSInfo, span) {}
+};
+
+// A scalar of `dtype`, optionally with a known symbolic value (R.Prim("int64"),
+// R.Prim(value=n)).
+class PrimSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kPrimSInfo)
+  PrimSInfoNode(DataType dtype, PrimExpr value = nullptr, Span span = {})
+      : StructInfoNode(NodeKind::kPrimSInfo, span), dtype_(dtype), value_(std::move(value)) {}
+  DataType dtype() const { return dtype_; }
+  const PrimExpr& value() const { return value_; }  // may be null
+
+ private:
+  DataType dtype_;
+  PrimExpr value_;
+};
+
+// A shape value: known values (R.Shape([1, n])) or only its rank (R.Shape(ndim=2)), or
+// nothing (ndim == -1).
+class ShapeSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kShapeSInfo)
+  explicit ShapeSInfoNode(std::vector<PrimExpr> values, Span span = {})
+      : StructInfoNode(NodeKind::kShapeSInfo, span),
+        values_(std::move(values)),
+        ndim_(static_cast<int>(values_->size())) {}
+  explicit ShapeSInfoNode(int ndim, Span span = {})
+      : StructInfoNode(NodeKind::kShapeSInfo, span), ndim_(ndim) {}
+  const std::optional<std::vector<PrimExpr>>& values() const { return values_; }
+  int ndim() const { return ndim_; }
+
+ private:
+  std::optional<std::vector<PrimExpr>> values_;
+  int ndim_;
+};
+
+// A tensor: dtype (void = unknown), and either a known shape or only its rank (-1: unknown),
+// optionally placed on a virtual device ("llvm:0:global" as printed).
+class TensorSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kTensorSInfo)
+  TensorSInfoNode(std::vector<PrimExpr> shape, DataType dtype, std::string vdevice = {},
+                  Span span = {})
+      : StructInfoNode(NodeKind::kTensorSInfo, span),
+        shape_(std::move(shape)),
+        dtype_(dtype),
+        ndim_(static_cast<int>(shape_->size())),
+        vdevice_(std::move(vdevice)) {}
+  TensorSInfoNode(DataType dtype, int ndim, std::string vdevice = {}, Span span = {})
+      : StructInfoNode(NodeKind::kTensorSInfo, span),
+        dtype_(dtype),
+        ndim_(ndim),
+        vdevice_(std::move(vdevice)) {}
+  const std::optional<std::vector<PrimExpr>>& shape() const { return shape_; }
+  DataType dtype() const { return dtype_; }
+  int ndim() const { return ndim_; }
+  const std::string& vdevice() const { return vdevice_; }  // empty: none
+
+ private:
+  std::optional<std::vector<PrimExpr>> shape_;
+  DataType dtype_;
+  int ndim_;
+  std::string vdevice_;
+};
+
+class TupleSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kTupleSInfo)
+  explicit TupleSInfoNode(std::vector<StructInfo> fields, Span span = {})
+      : StructInfoNode(NodeKind::kTupleSInfo, span), fields_(std::move(fields)) {}
+  const std::vector<StructInfo>& fields() const { return fields_; }
+
+ private:
+  std::vector<StructInfo> fields_;
+};
+
+// A callable: R.Callable((params...), ret, purity). Params are absent for an opaque callable.
+class FuncSInfoNode : public StructInfoNode {
+ public:
+  PIPESPLIT_NODE_KIND(kFuncSInfo)
+  FuncSInfoNode(std::optional<std::vector<StructInfo>> params, StructInfo ret, bool is_pure,
+                Span span = {})
+      : StructInfoNode(NodeKind::kFuncSInfo, span),
+        params_(std::move(params)),
+        ret_(std::move(ret)),
+        is_pure_(is_pure) {}
+  const std::optional<std::vector<StructInfo>>& params() const { return params_; }
+  const StructInfo& ret() const { return ret_; }
+  bool is_pure() const { return is_pure_; }
+
+ private:
+  std::optional<std::vector<StructInfo>> params_;
+  StructInfo ret_;
+  bool is_pure_;
+};
+
+// ---- Helpers ----
+StructInfo ObjectSInfo();
+StructInfo TensorSInfo(std::vector<PrimExpr> shape, DataType dtype);
+StructInfo TupleSInfo(std::vector<StructInfo> fields);
+StructInfo VoidSInfo();  // R.Tuple(): the struct info of a call with no result
+
+// Substitutes symbolic vars everywhere in `sinfo`. Returns the same node when nothing changed.
+StructInfo Substitute(const StructInfo& sinfo, const TirVarMap& map);
+
+// Calls `fn` on every TirVar occurring in `sinfo` (pre-order, duplicates included).
+void VisitTirVars(const StructInfo& sinfo, const std::function<void(const TirVar&)>& fn);
+
+// Is every value described by `derived` also described by `base`? (TVM's IsBaseOf, with
+// symbolic dims compared by ProvablyEqual.) Used to check annotations against inferred info.
+bool IsBaseOf(const StructInfo& base, const StructInfo& derived);
+
+// The struct info with every symbolic expression that mentions a var not accepted by
+// `is_defined` erased (dims become unknown, keeping the rank), as TVM's EraseToWellDefined.
+StructInfo EraseToWellDefined(const StructInfo& sinfo,
+                              const std::function<bool(const TirVarNode&)>& is_defined);
+
+}  // namespace pipesplit::ir
+
+#endif  // PIPESPLIT_IR_STRUCT_INFO_H_

@@ -1,0 +1,264 @@
+#include "pipesplit/ir/struct_info.h"
+
+namespace pipesplit::ir {
+
+StructInfo ObjectSInfo() {
+  static const StructInfo kObject = std::make_shared<const ObjectSInfoNode>();
+  return kObject;
+}
+
+StructInfo TensorSInfo(std::vector<PrimExpr> shape, DataType dtype) {
+  return std::make_shared<const TensorSInfoNode>(std::move(shape), dtype);
+}
+
+StructInfo TupleSInfo(std::vector<StructInfo> fields) {
+  return std::make_shared<const TupleSInfoNode>(std::move(fields));
+}
+
+StructInfo VoidSInfo() {
+  static const StructInfo kVoid = std::make_shared<const TupleSInfoNode>(std::vector<StructInfo>{});
+  return kVoid;
+}
+
+namespace {
+
+// Maps `f` over a vector of PrimExprs; *changed is set when any element changed.
+template <typename F>
+std::vector<PrimExpr> MapExprs(const std::vector<PrimExpr>& in, F&& f, bool* changed) {
+  std::vector<PrimExpr> out;
+  out.reserve(in.size());
+  for (const PrimExpr& e : in) {
+    out.push_back(f(e));
+    *changed |= out.back() != e;
+  }
+  return out;
+}
+
+// Rebuilds `sinfo` with every PrimExpr passed through `f`; same node when nothing changed.
+template <typename F>
+StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
+  switch (sinfo->kind()) {
+    case NodeKind::kPrimSInfo: {
+      const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
+      if (!n->value()) return sinfo;
+      PrimExpr v = f(n->value());
+      if (v == n->value()) return sinfo;
+      return std::make_shared<const PrimSInfoNode>(n->dtype(), v, n->span());
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
+      if (!n->values()) return sinfo;
+      bool changed = false;
+      auto values = MapExprs(*n->values(), f, &changed);
+      if (!changed) return sinfo;
+      return std::make_shared<const ShapeSInfoNode>(std::move(values), n->span());
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (!n->shape()) return sinfo;
+      bool changed = false;
+      auto shape = MapExprs(*n->shape(), f, &changed);
+      if (!changed) return sinfo;
+      return std::make_shared<const TensorSInfoNode>(std::move(shape), n->dtype(), n->vdevice(),
+                                                     n->span());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
+      bool changed = false;
+      std::vector<StructInfo> fields;
+      fields.reserve(n->fields().size());
+      for (const StructInfo& field : n->fields()) {
+        fields.push_back(MapPrimExprs(field, f));
+        changed |= fields.back() != field;
+      }
+      if (!changed) return sinfo;
+      return std::make_shared<const TupleSInfoNode>(std::move(fields), n->span());
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
+      bool changed = false;
+      std::optional<std::vector<StructInfo>> params;
+      if (n->params()) {
+        params.emplace();
+        for (const StructInfo& p : *n->params()) {
+          params->push_back(MapPrimExprs(p, f));
+          changed |= params->back() != p;
+        }
+      }
+      StructInfo ret = MapPrimExprs(n->ret(), f);
+      changed |= ret != n->ret();
+      if (!changed) return sinfo;
+      return std::make_shared<const FuncSInfoNode>(std::move(params), ret, n->is_pure(),
+                                                   n->span());
+    }
+    default:
+      return sinfo;
+  }
+}
+
+template <typename F>
+void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
+  switch (sinfo->kind()) {
+    case NodeKind::kPrimSInfo: {
+      const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
+      if (n->value()) f(n->value());
+      break;
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
+      if (n->values()) {
+        for (const PrimExpr& e : *n->values()) f(e);
+      }
+      break;
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (n->shape()) {
+        for (const PrimExpr& e : *n->shape()) f(e);
+      }
+      break;
+    }
+    case NodeKind::kTupleSInfo:
+      for (const StructInfo& field : static_cast<const TupleSInfoNode*>(sinfo.get())->fields()) {
+        ForEachPrimExpr(field, f);
+      }
+      break;
+    case NodeKind::kFuncSInfo: {
+      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
+      if (n->params()) {
+        for (const StructInfo& p : *n->params()) ForEachPrimExpr(p, f);
+      }
+      ForEachPrimExpr(n->ret(), f);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool AllProvablyEqual(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!ProvablyEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+StructInfo Substitute(const StructInfo& sinfo, const TirVarMap& map) {
+  if (map.empty() || !sinfo) return sinfo;
+  return MapPrimExprs(sinfo, [&](const PrimExpr& e) { return Substitute(e, map); });
+}
+
+void VisitTirVars(const StructInfo& sinfo, const std::function<void(const TirVar&)>& fn) {
+  if (!sinfo) return;
+  ForEachPrimExpr(sinfo, [&](const PrimExpr& e) { VisitTirVars(e, fn); });
+}
+
+bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
+  if (base == derived) return true;
+  if (base->kind() == NodeKind::kObjectSInfo) return true;
+  if (base->kind() != derived->kind()) return false;
+  switch (base->kind()) {
+    case NodeKind::kPrimSInfo: {
+      const auto* b = static_cast<const PrimSInfoNode*>(base.get());
+      const auto* d = static_cast<const PrimSInfoNode*>(derived.get());
+      if (b->dtype() != d->dtype()) return false;
+      if (!b->value()) return true;
+      return d->value() && ProvablyEqual(b->value(), d->value());
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* b = static_cast<const ShapeSInfoNode*>(base.get());
+      const auto* d = static_cast<const ShapeSInfoNode*>(derived.get());
+      if (b->ndim() != -1 && b->ndim() != d->ndim()) return false;
+      if (!b->values()) return true;
+      return d->values() && AllProvablyEqual(*b->values(), *d->values());
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* b = static_cast<const TensorSInfoNode*>(base.get());
+      const auto* d = static_cast<const TensorSInfoNode*>(derived.get());
+      if (!b->dtype().is_void() && b->dtype() != d->dtype()) return false;
+      if (b->ndim() != -1 && b->ndim() != d->ndim()) return false;
+      if (!b->vdevice().empty() && b->vdevice() != d->vdevice()) return false;
+      if (!b->shape()) return true;
+      return d->shape() && AllProvablyEqual(*b->shape(), *d->shape());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* b = static_cast<const TupleSInfoNode*>(base.get());
+      const auto* d = static_cast<const TupleSInfoNode*>(derived.get());
+      if (b->fields().size() != d->fields().size()) return false;
+      for (size_t i = 0; i < b->fields().size(); ++i) {
+        if (!IsBaseOf(b->fields()[i], d->fields()[i])) return false;
+      }
+      return true;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* b = static_cast<const FuncSInfoNode*>(base.get());
+      const auto* d = static_cast<const FuncSInfoNode*>(derived.get());
+      if (b->is_pure() && !d->is_pure()) return false;
+      if (!IsBaseOf(b->ret(), d->ret())) return false;
+      if (!b->params()) return true;
+      if (!d->params() || d->params()->size() != b->params()->size()) return false;
+      // Params are contravariant.
+      for (size_t i = 0; i < b->params()->size(); ++i) {
+        if (!IsBaseOf((*d->params())[i], (*b->params())[i])) return false;
+      }
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+StructInfo EraseToWellDefined(const StructInfo& sinfo,
+                              const std::function<bool(const TirVarNode&)>& is_defined) {
+  auto well_defined = [&](const PrimExpr& e) {
+    bool ok = true;
+    VisitTirVars(e, [&](const TirVar& v) { ok &= is_defined(*v); });
+    return ok;
+  };
+  auto all_defined = [&](const std::vector<PrimExpr>& values) {
+    for (const PrimExpr& e : values) {
+      if (!well_defined(e)) return false;
+    }
+    return true;
+  };
+  switch (sinfo->kind()) {
+    case NodeKind::kPrimSInfo: {
+      const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
+      if (!n->value() || well_defined(n->value())) return sinfo;
+      return std::make_shared<const PrimSInfoNode>(n->dtype());
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
+      if (!n->values() || all_defined(*n->values())) return sinfo;
+      return std::make_shared<const ShapeSInfoNode>(n->ndim());
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (!n->shape() || all_defined(*n->shape())) return sinfo;
+      return std::make_shared<const TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
+      bool changed = false;
+      std::vector<StructInfo> fields;
+      for (const StructInfo& f : n->fields()) {
+        fields.push_back(EraseToWellDefined(f, is_defined));
+        changed |= fields.back() != f;
+      }
+      return changed ? std::make_shared<const TupleSInfoNode>(std::move(fields)) : sinfo;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
+      StructInfo ret = EraseToWellDefined(n->ret(), is_defined);
+      if (ret == n->ret()) return sinfo;
+      return std::make_shared<const FuncSInfoNode>(n->params(), ret, n->is_pure());
+    }
+    default:
+      return sinfo;
+  }
+}
+
+}  // namespace pipesplit::ir
