@@ -1,0 +1,17 @@
+// Names of the two TVMScript syntaxes ("classic", "current").
+#ifndef PIPESPLIT_SCRIPT_SYNTAX_H_
+#define PIPESPLIT_SCRIPT_SYNTAX_H_
+
+#include <optional>
+#include <string_view>
+
+#include "pipesplit/ir/module.h"
+
+namespace pipesplit::script {
+
+const char* SyntaxName(ir::Syntax syntax);
+std::optional<ir::Syntax> ParseSyntaxName(std::string_view name);
+
+}  // namespace pipesplit::script
+
+#endif  // PIPESPLIT_SCRIPT_SYNTAX_H_
