@@ -30,7 +30,14 @@ struct OpParam {
   std::string name;
   Kind kind = Kind::kArg;
   // Default value of an optional attribute, or of an optional argument (absent = required).
+  // An optional Relax argument defaults either to None (left out of Call::args when not
+  // written, e.g. call_tir's tir_vars) or to a Relax expression stored in the AttrValue
+  // (inserted when not written, e.g. R.print's format R.str("")).
   std::optional<AttrValue> default_value;
+  // For a Relax argument (kArg, kVariadic): its position in Call::args when that differs from
+  // its place in the signature (R.print(*values, format) stores `format` as args[0]). Relax
+  // arguments without one fill the remaining positions in signature order. -1: none.
+  int arg_index = -1;
 };
 
 // Raised by inference rules on ill-typed calls; the caller turns it into a located
@@ -49,6 +56,14 @@ struct OpInfo {
   bool is_pure = true;
   InferStructInfoFn infer;       // null: calls need an annotation
   std::string summary;           // one line, for docs
+  // Attribute names in the declaration order of TVM's attrs struct, which is the order TVM
+  // prints them in, when it differs from the order of the kAttr params in `params`.
+  std::vector<std::string> attr_order = {};
+  // Optional: derives attributes as TVM's op constructor does, from other attributes (conv2d's
+  // out_layout defaults to its data_layout, a padding [p] applies to every side) or from the
+  // Relax arguments (R.arange's dtype). Called by CompleteAttrs on the attrs in declaration
+  // order with defaults filled in; `args` may be empty when the caller has none.
+  std::function<AttrMap(AttrMap attrs, const std::vector<Expr>& args)> complete_attrs = {};
 };
 
 // Registers an op (name must be new). Registration happens in the table's initializer
@@ -63,6 +78,26 @@ Op GetOp(std::string_view name);
 
 // Every registered op, sorted by name.
 std::vector<const OpInfo*> ListOps();
+
+// The param of `info` named `name`, or nullptr.
+const OpParam* FindParam(const OpInfo& info, std::string_view name);
+
+// The attribute params of `info` in TVM's declaration (printing) order.
+std::vector<const OpParam*> AttrParams(const OpInfo& info);
+
+// Written attrs reordered as TVM prints them (declaration order). Keys the op does not declare
+// keep their written order, after the declared ones.
+AttrMap OrderAttrs(const OpInfo& info, const AttrMap& attrs);
+
+// The attrs TVM stores for a call written with `attrs` (and `args`, when known): every declared
+// attribute in declaration order, unwritten ones set to their defaults (as are string-valued ones
+// written as None, e.g. out_dtype=None), then completed by OpInfo::complete_attrs. Required attributes that were not written
+// stay absent; undeclared keys are kept at the end.
+AttrMap CompleteAttrs(const OpInfo& info, const AttrMap& attrs, const std::vector<Expr>& args = {});
+
+// The value of attribute `name` of a call: the written one, else (registered ops) the completed
+// default as CompleteAttrs gives it; nullopt when there is neither.
+std::optional<AttrValue> GetAttrOrDefault(const CallNode& call, std::string_view name);
 
 }  // namespace pipesplit::ir
 

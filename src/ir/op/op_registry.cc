@@ -1,4 +1,5 @@
-// The op table: registration, lookup and interning of op nodes.
+// The op table: registration, lookup and interning of op nodes, and the attribute helpers
+// built on the signatures (declaration order, defaults).
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -38,6 +39,11 @@ Registry& GetRegistry() {
 void RegisterOp(OpInfo info) {
   Registry& r = RawRegistry();
   PS_CHECK(!r.initialized) << "op registered after the table was frozen: " << info.name;
+  for (const std::string& attr : info.attr_order) {
+    const OpParam* param = FindParam(info, attr);
+    PS_CHECK(param != nullptr && param->kind == OpParam::Kind::kAttr)
+        << info.name << ": attr_order names an unknown attribute " << attr;
+  }
   std::string name = info.name;
   bool inserted = r.infos.emplace(name, std::move(info)).second;
   PS_CHECK(inserted) << "op registered twice: " << name;
@@ -66,6 +72,70 @@ std::vector<const OpInfo*> ListOps() {
   std::vector<const OpInfo*> out;
   for (const auto& [name, info] : r.infos) out.push_back(&info);
   return out;
+}
+
+const OpParam* FindParam(const OpInfo& info, std::string_view name) {
+  for (const OpParam& p : info.params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<const OpParam*> AttrParams(const OpInfo& info) {
+  std::vector<const OpParam*> out;
+  for (const std::string& name : info.attr_order) out.push_back(FindParam(info, name));
+  for (const OpParam& p : info.params) {
+    if (p.kind != OpParam::Kind::kAttr) continue;
+    if (std::find(out.begin(), out.end(), &p) == out.end()) out.push_back(&p);
+  }
+  return out;
+}
+
+AttrMap OrderAttrs(const OpInfo& info, const AttrMap& attrs) {
+  AttrMap out;
+  out.reserve(attrs.size());
+  for (const OpParam* p : AttrParams(info)) {
+    if (const AttrValue* v = FindAttr(attrs, p->name)) out.emplace_back(p->name, *v);
+  }
+  for (const auto& [key, value] : attrs) {
+    const OpParam* p = FindParam(info, key);
+    if (p == nullptr || p->kind != OpParam::Kind::kAttr) out.emplace_back(key, value);
+  }
+  return out;
+}
+
+AttrMap CompleteAttrs(const OpInfo& info, const AttrMap& attrs, const std::vector<Expr>& args) {
+  AttrMap out;
+  for (const OpParam* p : AttrParams(info)) {
+    const AttrValue* written = FindAttr(attrs, p->name);
+    // An explicit None for a string-valued attribute (a dtype such as out_dtype, a layout)
+    // takes the default, as TVM's constructors do with `value_or`; elsewhere None is a value
+    // of its own (R.concat(..., axis=None) flattens).
+    bool none_means_default = written != nullptr && written->is_none() && p->default_value &&
+                              p->default_value->as_string() != nullptr;
+    if (written != nullptr && !none_means_default) {
+      out.emplace_back(p->name, *written);
+    } else if (p->default_value) {
+      out.emplace_back(p->name, *p->default_value);
+    }
+  }
+  if (info.complete_attrs) out = info.complete_attrs(std::move(out), args);
+  for (const auto& [key, value] : attrs) {
+    const OpParam* p = FindParam(info, key);
+    if (p == nullptr || p->kind != OpParam::Kind::kAttr) out.emplace_back(key, value);
+  }
+  return out;
+}
+
+std::optional<AttrValue> GetAttrOrDefault(const CallNode& call, std::string_view name) {
+  const OpNode* op = call.op_node();
+  if (op == nullptr || op->info() == nullptr) {
+    if (const AttrValue* v = FindAttr(call.attrs(), name)) return *v;
+    return std::nullopt;
+  }
+  AttrMap complete = CompleteAttrs(*op->info(), call.attrs(), call.args());
+  if (const AttrValue* v = FindAttr(complete, name)) return *v;
+  return std::nullopt;
 }
 
 }  // namespace pipesplit::ir
