@@ -1,9 +1,13 @@
 // Registration entry points of the op families (called once, when the table is built) and
-// helpers shared by their inference rules.
+// helpers shared by their signatures and inference rules.
 #ifndef PIPESPLIT_SRC_IR_OP_OP_FAMILIES_H_
 #define PIPESPLIT_SRC_IR_OP_OP_FAMILIES_H_
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipesplit/ir/op.h"
@@ -11,34 +15,186 @@
 namespace pipesplit::ir {
 
 // call_tir, call_tir_inplace, call_tir_with_grad, call_dps_packed, call_pure_packed,
-// call_builtin_with_ctx, print, assert_op, builtin.stop_lift_params, ...
+// call_builtin_with_ctx, print, assert_op, builtin.stop_lift_params, closures, shape ops, ...
 void RegisterBuiltinOps();
-// Tensor operators (elementwise, linear algebra, manipulation, reductions, nn, creation).
+// Tensor operators; RegisterTensorOps calls every family below.
 void RegisterTensorOps();
+void RegisterElementwiseOps();    // unary, binary, comparison, clip, ewise_fma, where, astype
+void RegisterManipulationOps();   // reshape, permute_dims, expand_dims, squeeze, concat, ...
+void RegisterIndexingOps();       // take, strided_slice, gather/scatter, one_hot, ...
+void RegisterReductionOps();      // sum, mean, ..., argmax, cumsum, sort, topk
+void RegisterCreationOps();       // zeros, ones, full, *_like, arange, eye, tril, triu
+void RegisterLinearAlgebraOps();  // matmul, einsum, outer
+void RegisterNNOps();             // activations, softmax, norms, losses, attention, pad
+void RegisterConvPoolOps();       // nn.conv*, nn.*pool*
+void RegisterMemoryOps();         // builtin.alloc_tensor, memory.*, vm.*
+void RegisterMiscOps();           // image, vision, ccl, dist, grad, quantization, sampling
 
-// ---- Helpers for inference rules ----
+// Results are never built with more fields or dims than this (a guard against absurd attribute
+// values such as a split into a billion sections).
+constexpr int64_t kMaxTupleFields = 1 << 16;
 
-// Shorthands for OpParam lists.
+// ---- Signature shorthands ----
 OpParam Arg(std::string name);
+// An optional Relax argument: default None (omitted when not written) or a Relax expression.
 OpParam OptionalArg(std::string name, AttrValue default_value = AttrValue());
 OpParam Variadic(std::string name);
 OpParam Attr(std::string name, AttrValue default_value);
 OpParam RequiredAttr(std::string name);
 OpParam SInfoArgs(std::string name = "sinfo_args");
+// Sets OpParam::arg_index.
+OpParam AtIndex(OpParam param, int arg_index);
+// Attribute value helpers for defaults.
+AttrValue IntList(std::vector<int64_t> values);
+AttrValue FloatList(std::vector<double> values);
+// A complete_attrs hook for attributes where a Python int stands for a list of one, as TVM's
+// constructors treat them (axis=1 is stored as [1]).
+using CompleteAttrsFn = std::function<AttrMap(AttrMap, const std::vector<Expr>&)>;
+CompleteAttrsFn ListifyInts(std::vector<std::string> names);
+// Relax expressions used as defaults of optional arguments.
+Expr DefaultStr(std::string value);  // R.str(value)
+Expr DefaultInt(int64_t value);      // R.prim_value(value) (int64)
+Expr DefaultVoidTuple();             // R.tuple()
 
+// ---- Errors ----
 // Throws InferError(message).
 [[noreturn]] void InferFail(std::string message);
-
-// The struct info of argument i, which must exist.
-const StructInfo& ArgSInfo(const CallNode& call, size_t i);
-// Argument i as a tensor; InferFail naming the op and position otherwise.
-const TensorSInfoNode& TensorArg(const CallNode& call, size_t i);
-
-// The result struct info declared by sinfo_args: the single one, or a tuple of several.
-StructInfo DeclaredResult(const CallNode& call);
-
 // Short name of the op for messages ("R.add").
 std::string OpDisplayName(const CallNode& call);
+// Throws InferError("<op>: <message>").
+[[noreturn]] void Fail(const CallNode& call, const std::string& message);
+// "R.Tensor", "R.Shape", "R.Prim", "R.Tuple", "R.Object", "R.Callable".
+std::string SInfoKindName(const StructInfo& sinfo);
+// "(2, n)" for a shape; "(2,)" for one dim; "()" for none.
+std::string ShapeString(const std::vector<PrimExpr>& shape);
+
+// ---- Arguments ----
+// Checks the number of Relax arguments.
+void CheckArgCount(const CallNode& call, size_t expected);
+void CheckArgCountBetween(const CallNode& call, size_t min, size_t max);
+// Name of Relax argument i in the op's signature ("x"), or "argument i".
+std::string ArgName(const CallNode& call, size_t i);
+// The struct info of argument i, which must exist.
+const StructInfo& ArgSInfo(const CallNode& call, size_t i);
+// Argument i as a tensor; fails naming the op and the argument otherwise.
+const TensorSInfoNode& TensorArg(const CallNode& call, size_t i);
+// Argument i as a shape.
+const ShapeSInfoNode& ShapeArg(const CallNode& call, size_t i);
+// Argument i as a tuple of tensors.
+std::vector<const TensorSInfoNode*> TensorTupleArg(const CallNode& call, size_t i);
+// The known value of a PrimValue-like argument (R.Prim with a value), or nullptr.
+PrimExpr PrimArgValue(const CallNode& call, size_t i);
+// The known values of an argument that is a tuple of R.Prim values; nullopt when the tuple's
+// values are not all known (R.Object, or an R.Prim without value); fails on anything else.
+std::optional<std::vector<PrimExpr>> PrimTupleArgValues(const CallNode& call, size_t i);
+
+// The result struct info declared by sinfo_args: R.Object when none, the single one, or a
+// tuple of several.
+StructInfo DeclaredResult(const CallNode& call);
+
+// ---- Attributes (written values, else the op's completed defaults) ----
+class CallAttrs {
+ public:
+  explicit CallAttrs(const CallNode& call);
+  // The value; fails when the attribute is absent and has no default.
+  const AttrValue& Get(std::string_view name) const;
+  bool IsNone(std::string_view name) const { return Get(name).is_none(); }
+  int64_t Int(std::string_view name) const;
+  std::optional<int64_t> OptInt(std::string_view name) const;  // None -> nullopt
+  bool Bool(std::string_view name) const;
+  std::string Str(std::string_view name) const;
+  // A dtype string; "", "void" and None are Void.
+  DataType DType(std::string_view name) const;
+  // A list of integers (an integer alone counts as a list of one).
+  std::vector<int64_t> IntList(std::string_view name) const;
+  std::optional<std::vector<int64_t>> OptIntList(std::string_view name) const;
+
+ private:
+  [[noreturn]] void BadType(std::string_view name, const char* expected) const;
+  const CallNode& call_;
+  AttrMap attrs_;
+};
+
+// ---- Struct info construction ----
+StructInfo MakeTensor(std::vector<PrimExpr> shape, DataType dtype, const std::string& vdevice);
+StructInfo MakeTensorNdim(DataType dtype, int ndim, const std::string& vdevice);
+// The same tensor info with another dtype.
+StructInfo WithDType(const TensorSInfoNode& t, DataType dtype);
+// A tensor shaped as `shape` describes (values or only a rank).
+StructInfo TensorLikeShape(const ShapeSInfoNode& shape, DataType dtype, const std::string& vdevice);
+// The virtual device two operands share: one side's when the other has none; fails when both
+// have different ones.
+std::string JoinVDevice(const CallNode& call, const std::string& a, const std::string& b);
+
+// ---- Symbolic arithmetic ----
+PrimExpr Int64(int64_t value);
+PrimExpr Add(const PrimExpr& a, const PrimExpr& b);  // built and constant-folded
+PrimExpr Sub(const PrimExpr& a, const PrimExpr& b);
+PrimExpr Mul(const PrimExpr& a, const PrimExpr& b);
+PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b);
+PrimExpr Min(const PrimExpr& a, const PrimExpr& b);
+PrimExpr Max(const PrimExpr& a, const PrimExpr& b);
+// ceil(a / b) for a positive constant b, as (a + b - 1) // b.
+PrimExpr CeilDiv(const PrimExpr& a, int64_t b);
+// The product of the dims (1 for none).
+PrimExpr ShapeProduct(const std::vector<PrimExpr>& shape);
+// a - b when it is a constant, after normalizing both sides as polynomials over their vars
+// (sums of products; other subexpressions are opaque terms compared structurally).
+std::optional<int64_t> ConstDifference(const PrimExpr& a, const PrimExpr& b);
+inline bool ProvablyEq(const PrimExpr& a, const PrimExpr& b) { return ConstDifference(a, b) == 0; }
+inline bool ProvablyNe(const PrimExpr& a, const PrimExpr& b) {
+  auto d = ConstDifference(a, b);
+  return d && *d != 0;
+}
+// True when every symbolic var of `e` appears with non-negative coefficients only (so e >= 0
+// under the usual assumption that shape vars are non-negative) — a cheap sufficient check.
+bool KnownNonNegative(const PrimExpr& e);
+// `e` simplified for shape arithmetic, close to TVM's analyzer: integer expressions are
+// rebuilt as a normal-form sum of products (terms by first atom in order of appearance,
+// constant last: n * 4 + 1), where atoms are vars and the subexpressions the normal form does
+// not look into (divisions that are not exact, min, max, ...), constant-folded.
+PrimExpr NormalizeArith(const PrimExpr& e);
+
+// ---- Shapes and axes ----
+// Fails unless every value lies in [min, 2^31) (TVM keeps these attributes as int32).
+void CheckIntRange(const CallNode& call, const char* name, const std::vector<int64_t>& values,
+                   int64_t min);
+// Normalizes an axis into [0, ndim); fails when out of range.
+int NormalizeAxis(const CallNode& call, int ndim, int64_t axis);
+// Normalizes axes; fails when out of range or repeated.
+std::vector<int> NormalizeAxes(const CallNode& call, int ndim, const std::vector<int64_t>& axes);
+// Numpy-style broadcast of two shapes: the result when provable, nullopt when it depends on
+// unknown symbolic dims, and a failure when two constant dims conflict.
+std::optional<std::vector<PrimExpr>> BroadcastShapes(const CallNode& call,
+                                                     const std::vector<PrimExpr>& a,
+                                                     const std::vector<PrimExpr>& b);
+
+// ---- Layouts (layout.cc) ----
+// A tensor layout string: upper-case letters are primal axes; a number followed by a
+// lower-case letter is a sub-axis of that many elements split off the primal axis of that
+// letter ("NCHW4c": C = C_outer * 4).
+class TensorLayout {
+ public:
+  // Parses `name`; fails (naming `what`: "data", "kernel", ...) unless its primal axes are a
+  // permutation of `primal` ("NCHW").
+  static TensorLayout Parse(const CallNode& call, const std::string& name,
+                            const std::string& primal, const char* what);
+  int ndim() const { return static_cast<int>(axes_.size()); }
+  const std::string& name() const { return name_; }
+  // Dims in the order of the primal layout from a shape in this layout (outer * factor).
+  std::vector<PrimExpr> ToPrimal(const std::vector<PrimExpr>& shape) const;
+  // A shape in this layout from dims in primal order (outer = ceil(dim / factor)).
+  std::vector<PrimExpr> FromPrimal(const std::vector<PrimExpr>& dims) const;
+  // The tensor's shape after checking its rank against the layout.
+  std::optional<std::vector<PrimExpr>> ShapeOf(const CallNode& call, const TensorSInfoNode& t,
+                                               const char* what) const;
+
+ private:
+  int64_t FactorOf(char primal_axis) const;
+  std::string name_;
+  std::string primal_;
+  std::vector<std::pair<char, int64_t>> axes_;  // (letter, split factor; 0 for primal axes)
+};
 
 }  // namespace pipesplit::ir
 

@@ -1,8 +1,19 @@
-// Tensor operators: elementwise, linear algebra, manipulation, reductions, nn, creation.
+// Tensor operators: the entry point that registers every tensor op family.
 #include "src/ir/op/op_families.h"
 
 namespace pipesplit::ir {
 
-void RegisterTensorOps() {}
+void RegisterTensorOps() {
+  RegisterElementwiseOps();
+  RegisterManipulationOps();
+  RegisterIndexingOps();
+  RegisterReductionOps();
+  RegisterCreationOps();
+  RegisterLinearAlgebraOps();
+  RegisterNNOps();
+  RegisterConvPoolOps();
+  RegisterMemoryOps();
+  RegisterMiscOps();
+}
 
 }  // namespace pipesplit::ir
