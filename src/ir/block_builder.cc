@@ -271,7 +271,8 @@ StructInfo BlockBuilder::InferCallStructInfo(const CallNode& call) {
     const OpInfo* info = op_node->info();
     if (info == nullptr || !info->infer) {
       ThrowError(call.span(), "cannot infer the result type of " + OpDisplayName(call) +
-                                  " (unknown op); annotate the binding");
+                                  (info == nullptr ? " (unknown op)" : " (no inference rule)") +
+                                  "; annotate the binding");
     }
     try {
       return info->infer(call);
