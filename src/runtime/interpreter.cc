@@ -1,0 +1,333 @@
+// The Relax interpreter: evaluation of expressions, bindings, calls and functions.
+#include "pipesplit/runtime/interpreter.h"
+
+#include <cstdio>
+
+#include "pipesplit/support/check.h"
+
+namespace pipesplit::runtime {
+namespace {
+
+constexpr int kMaxCallDepth = 200;
+
+std::string KernelName(const ir::CallNode& call) {
+  if (!call.args().empty()) {
+    if (const auto* g = ir::As<ir::GlobalVarNode>(call.args()[0])) return g->name_hint();
+  }
+  return "?";
+}
+
+const std::string& ExternSymbol(const ir::CallNode& call) {
+  static const std::string kNone;
+  if (call.args().empty()) return kNone;
+  const auto* f = ir::As<ir::ExternFuncNode>(call.args()[0]);
+  return f ? f->global_symbol() : kNone;
+}
+
+}  // namespace
+
+ExecutionError::ExecutionError(std::string function, std::string binding, Span span,
+                               std::string message)
+    : RuntimeError("in function '" + function + "', binding '" + binding + "' (" +
+                   SourceManager::Global().Describe(span) + "): " + message),
+      function_(std::move(function)),
+      binding_(std::move(binding)),
+      span_(span),
+      message_(std::move(message)) {}
+
+const Value* Frame::Find(const ir::VarNode* var) const {
+  for (const Frame* f = this; f != nullptr; f = f->parent_.get()) {
+    auto it = f->vars_.find(var);
+    if (it != f->vars_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+const int64_t* Frame::FindSym(const ir::TirVarNode* var) const {
+  for (const Frame* f = this; f != nullptr; f = f->parent_.get()) {
+    auto it = f->syms_.find(var);
+    if (it != f->syms_.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+const BuiltinFn* BuiltinRegistry::Find(std::string_view name) const {
+  auto it = fns_.find(std::string(name));
+  return it == fns_.end() ? nullptr : &it->second;
+}
+
+void RegisterCoreBuiltins(BuiltinRegistry* registry) {
+  registry->Register("vm.builtin.tuple_getitem", [](BuiltinCall& call) -> Value {
+    if (call.args.size() != 2) throw RuntimeError("vm.builtin.tuple_getitem takes 2 arguments");
+    const PrimScalar* index = call.args[1].as_prim();
+    if (index == nullptr || index->is_float()) {
+      throw RuntimeError("vm.builtin.tuple_getitem: the index must be an integer prim value");
+    }
+    if (const auto* tuple = call.args[0].as_tuple()) {
+      if (index->int_value < 0 || index->int_value >= static_cast<int64_t>(tuple->size())) {
+        throw RuntimeError("vm.builtin.tuple_getitem: index " + std::to_string(index->int_value) +
+                           " is out of range for a tuple of " + std::to_string(tuple->size()));
+      }
+      return (*tuple)[index->int_value];
+    }
+    if (const auto* object = dynamic_cast<const FieldObject*>(call.args[0].as_object())) {
+      return object->GetField(index->int_value);
+    }
+    throw RuntimeError("vm.builtin.tuple_getitem: expected a tuple, got " +
+                       call.args[0].Describe());
+  });
+  registry->Register("mlc.pipeline_parallel_stage_boundary", [](BuiltinCall& call) -> Value {
+    if (call.args.size() == 1) return call.args[0];
+    return Value::MakeTuple(call.args);
+  });
+}
+
+Interpreter::Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins)
+    : mod_(mod), builtins_(builtins) {}
+
+Value Interpreter::Invoke(std::string_view function, std::vector<Value> args) {
+  ir::Function func = mod_.LookupFunction(function);
+  if (!func) throw RuntimeError("the module has no Relax function '" + std::string(function) + "'");
+  return CallFunction(*func, std::string(function), std::move(args), nullptr);
+}
+
+Value Interpreter::Invoke(const Value& callable, std::vector<Value> args) {
+  const Callable* c = callable.as_callable();
+  if (c == nullptr) throw RuntimeError("calling " + callable.Describe() + ", not a function");
+  if (c->func == nullptr) {
+    if (mod_.Lookup(c->name) && ir::Is<ir::PrimFuncNode>(mod_.Lookup(c->name))) {
+      throw RuntimeError("cannot call TIR function '" + c->name +
+                         "': pipesplit does not execute TIR");
+    }
+    Frame empty;
+    return CallPacked(c->name, std::move(args), nullptr, empty);
+  }
+  return CallFunction(*c->func, c->name, std::move(args), c->captured);
+}
+
+Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string& name,
+                                std::vector<Value> args,
+                                const std::shared_ptr<const Frame>& captured) {
+  if (depth_ >= kMaxCallDepth) {
+    throw RuntimeError("call depth exceeds " + std::to_string(kMaxCallDepth) + " calling '" +
+                       name + "'");
+  }
+  if (args.size() != func.params().size()) {
+    throw RuntimeError("'" + name + "' takes " + std::to_string(func.params().size()) +
+                       " arguments, got " + std::to_string(args.size()));
+  }
+  // Restores the caller's context however this call ends.
+  struct Restore {
+    Interpreter* self;
+    std::string function, binding;
+    ~Restore() {
+      --self->depth_;
+      self->current_function_ = std::move(function);
+      self->current_binding_ = std::move(binding);
+    }
+  } restore{this, current_function_, current_binding_};
+  current_function_ = name;
+  ++depth_;
+  auto frame = std::make_shared<Frame>(captured);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const ir::Var& param = func.params()[i];
+    current_binding_ = param->name_hint();
+    try {
+      Match(args[i], param->struct_info(), *frame,
+            "parameter '" + param->name_hint() + "' of '" + name + "'");
+    } catch (const ExecutionError&) {
+      throw;
+    } catch (const RuntimeError& e) {
+      throw ExecutionError(name, param->name_hint(), param->span(), e.what());
+    }
+    frame->Bind(param.get(), std::move(args[i]));
+  }
+  return Eval(func.body(), frame);
+}
+
+Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame) {
+  for (const ir::BindingBlock& block : seq.blocks()) {
+    for (const ir::Binding& binding : block->bindings()) {
+      const ir::Var& var = binding->var();
+      current_binding_ = var->name_hint();
+      try {
+        Value value = Eval(binding->value(), frame);
+        if (const auto* mc = ir::As<ir::MatchCastNode>(binding)) {
+          Match(value, mc->struct_info(), *frame, "R.match_cast of '" + var->name_hint() + "'");
+        }
+        frame->Bind(var.get(), std::move(value));
+      } catch (const ExecutionError&) {
+        throw;
+      } catch (const RuntimeError& e) {
+        throw ExecutionError(current_function_, var->name_hint(), binding->span(), e.what());
+      }
+    }
+  }
+  return Eval(seq.body(), frame);
+}
+
+Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
+  switch (expr->kind()) {
+    case ir::NodeKind::kVar:
+    case ir::NodeKind::kDataflowVar: {
+      const auto* var = static_cast<const ir::VarNode*>(expr.get());
+      const Value* v = frame->Find(var);
+      if (v == nullptr) throw RuntimeError("variable '" + var->name_hint() + "' has no value");
+      return *v;
+    }
+    case ir::NodeKind::kGlobalVar: {
+      const auto* g = static_cast<const ir::GlobalVarNode*>(expr.get());
+      Callable c;
+      c.name = g->name_hint();
+      if (ir::Function f = mod_.LookupFunction(g->name_hint())) c.func = f.get();
+      return Value::MakeCallable(std::move(c));
+    }
+    case ir::NodeKind::kConstant: {
+      const auto* c = static_cast<const ir::ConstantNode*>(expr.get());
+      if (c->is_metadata()) {
+        throw RuntimeError("constant metadata[\"relax.expr.Constant\"][" +
+                           std::to_string(c->metadata_index()) +
+                           "] is not available: the module was printed without its metadata");
+      }
+      double value = std::visit([](auto v) { return static_cast<double>(v); }, c->scalar());
+      if (const int64_t* i = std::get_if<int64_t>(&c->scalar())) {
+        return Tensor(MakeIntTensor(c->dtype(), {}, {*i}));
+      }
+      return Tensor(MakeScalar(c->dtype(), value));
+    }
+    case ir::NodeKind::kTuple: {
+      const auto* t = static_cast<const ir::TupleNode*>(expr.get());
+      Value::Tuple fields;
+      fields.reserve(t->fields().size());
+      for (const ir::Expr& f : t->fields()) fields.push_back(Eval(f, frame));
+      return Value::MakeTuple(std::move(fields));
+    }
+    case ir::NodeKind::kTupleGetItem: {
+      const auto* item = static_cast<const ir::TupleGetItemNode*>(expr.get());
+      Value tuple = Eval(item->tuple(), frame);
+      if (const auto* fields = tuple.as_tuple()) {
+        if (item->index() < 0 || item->index() >= static_cast<int>(fields->size())) {
+          throw RuntimeError("tuple index " + std::to_string(item->index()) +
+                             " is out of range for a tuple of " + std::to_string(fields->size()));
+        }
+        return (*fields)[item->index()];
+      }
+      if (const auto* object = dynamic_cast<const FieldObject*>(tuple.as_object())) {
+        return object->GetField(item->index());
+      }
+      throw RuntimeError("indexing " + tuple.Describe() + ", not a tuple");
+    }
+    case ir::NodeKind::kShapeExpr: {
+      const auto* s = static_cast<const ir::ShapeExprNode*>(expr.get());
+      Shape shape;
+      shape.reserve(s->values().size());
+      for (const ir::PrimExpr& e : s->values()) shape.push_back(EvalInt(e, *frame));
+      return Value::MakeShape(std::move(shape));
+    }
+    case ir::NodeKind::kPrimValue: {
+      const auto* p = static_cast<const ir::PrimValueNode*>(expr.get());
+      PrimScalar s;
+      s.dtype = p->value()->dtype();
+      if (s.is_float()) {
+        s.float_value = EvalFloat(p->value(), *frame);
+      } else {
+        s.int_value = EvalInt(p->value(), *frame);
+      }
+      return Value::MakePrim(s);
+    }
+    case ir::NodeKind::kStringImm:
+      return Value::MakeString(static_cast<const ir::StringImmNode*>(expr.get())->value());
+    case ir::NodeKind::kDataTypeImm:
+      return Value::MakeDType(static_cast<const ir::DataTypeImmNode*>(expr.get())->value());
+    case ir::NodeKind::kExternFunc: {
+      Callable c;
+      c.name = static_cast<const ir::ExternFuncNode*>(expr.get())->global_symbol();
+      return Value::MakeCallable(std::move(c));
+    }
+    case ir::NodeKind::kCall:
+      return EvalCall(static_cast<const ir::CallNode&>(*expr), frame);
+    case ir::NodeKind::kIf: {
+      const auto* node = static_cast<const ir::IfNode*>(expr.get());
+      Value cond = Eval(node->cond(), frame);
+      bool taken;
+      if (const PrimScalar* p = cond.as_prim()) {
+        taken = p->AsDouble() != 0;
+      } else if (const Tensor* t = cond.as_tensor(); t != nullptr && t->numel() == 1) {
+        taken = ElementAsDouble(*t, 0) != 0;
+      } else {
+        throw RuntimeError("the condition of an if must be a scalar, got " + cond.Describe());
+      }
+      const ir::Expr& branch = taken ? node->true_branch() : node->false_branch();
+      return Eval(branch, frame);
+    }
+    case ir::NodeKind::kSeqExpr:
+      return EvalSeq(static_cast<const ir::SeqExprNode&>(*expr), frame);
+    case ir::NodeKind::kFunction: {
+      auto func = std::static_pointer_cast<const ir::FunctionNode>(expr);
+      Callable c;
+      c.func = func.get();
+      c.keep_alive = func;
+      c.name = current_binding_;
+      c.captured = frame;
+      return Value::MakeCallable(std::move(c));
+    }
+    default:
+      throw RuntimeError("cannot evaluate this expression");
+  }
+}
+
+Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame) {
+  auto eval_args = [&](size_t from) {
+    std::vector<Value> out;
+    for (size_t i = from; i < call.args().size(); ++i) out.push_back(Eval(call.args()[i], frame));
+    return out;
+  };
+  auto tuple_args = [&](size_t index) {
+    std::vector<Value> out;
+    if (index >= call.args().size()) return out;
+    Value packed = Eval(call.args()[index], frame);
+    if (const auto* tuple = packed.as_tuple()) return *tuple;
+    out.push_back(std::move(packed));
+    return out;
+  };
+  if (const ir::OpNode* op = call.op_node()) {
+    const std::string& name = op->name();
+    if (name == "relax.call_tir" || name == "relax.call_tir_inplace" ||
+        name == "relax.call_tir_with_grad") {
+      throw RuntimeError("cannot execute R." + name.substr(6) + " of TIR kernel '" +
+                         KernelName(call) + "': pipesplit does not execute TIR");
+    }
+    if (name == "relax.call_pure_packed" || name == "relax.call_inplace_packed") {
+      return CallPacked(ExternSymbol(call), eval_args(1), nullptr, *frame);
+    }
+    if (name == "relax.call_dps_packed") {
+      const ir::StructInfo* out = call.sinfo_args().empty() ? nullptr : &call.sinfo_args()[0];
+      return CallPacked(ExternSymbol(call), tuple_args(1), out, *frame);
+    }
+    if (name == "relax.call_builtin_with_ctx") {
+      return CallPacked(ExternSymbol(call), tuple_args(1), nullptr, *frame);
+    }
+    if (name == "relax.builtin.stop_lift_params") return Eval(call.args()[0], frame);
+    if (name == "relax.print") {
+      std::vector<Value> args = eval_args(0);
+      for (const Value& v : args) std::fprintf(stderr, "%s\n", v.Describe().c_str());
+      return Value();
+    }
+    return RunOp(call, eval_args(0));
+  }
+  if (const auto* extern_func = ir::As<ir::ExternFuncNode>(call.op())) {
+    return CallPacked(extern_func->global_symbol(), eval_args(0), nullptr, *frame);
+  }
+  Value callee = Eval(call.op(), frame);
+  return Invoke(callee, eval_args(0));
+}
+
+Value Interpreter::CallPacked(const std::string& symbol, std::vector<Value> args,
+                              const ir::StructInfo* out_sinfo, const Frame& frame) {
+  const BuiltinFn* fn = builtins_.Find(symbol);
+  if (fn == nullptr) throw RuntimeError("unknown packed function '" + symbol + "'");
+  BuiltinCall call{*this, args, out_sinfo, &frame};
+  return (*fn)(call);
+}
+
+}  // namespace pipesplit::runtime
