@@ -1,0 +1,118 @@
+// Worker groups: runs a (possibly pipeline-staged) module on W workers in G groups of W/G
+// consecutive workers, as MLC's disco does. Every worker runs the same entry function; in a
+// staged module its dispatcher (mlc.multi_gpu.DispatchFunctionByGroup) picks the stage of
+// the worker's group; worker w sends to w + W/G and receives from w - W/G.
+//
+// Each group loads only the weights its stage reads (the packed_params indices found in its
+// stage function) and reports its resident weight bytes. An error on any worker aborts the
+// run on every worker; the error reported names the worker, its group, the function and the
+// binding.
+#ifndef PIPESPLIT_RUNTIME_SESSION_H_
+#define PIPESPLIT_RUNTIME_SESSION_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/transport.h"
+#include "pipesplit/runtime/value.h"
+
+namespace pipesplit::runtime {
+
+// Where packed_params field i comes from.
+class WeightSource {
+ public:
+  virtual ~WeightSource() = default;
+  virtual int64_t size() const = 0;
+  virtual std::string Name(int64_t index) const = 0;
+  // The tensor of field `index` (RuntimeError if it cannot be loaded).
+  virtual Tensor Load(int64_t index) const = 0;
+};
+
+// Weights already in memory (tests, generated examples).
+class InMemoryWeights : public WeightSource {
+ public:
+  explicit InMemoryWeights(std::vector<Tensor> tensors) : tensors_(std::move(tensors)) {}
+  int64_t size() const override { return static_cast<int64_t>(tensors_.size()); }
+  std::string Name(int64_t index) const override { return "param_" + std::to_string(index); }
+  Tensor Load(int64_t index) const override;
+
+ private:
+  std::vector<Tensor> tensors_;
+};
+
+struct SessionOptions {
+  int num_groups = 1;
+  int group_size = 1;
+  std::chrono::milliseconds timeout{60000};
+};
+
+// A worker failed; what() names worker, group, function and binding.
+class WorkerError : public RuntimeError {
+ public:
+  WorkerError(int worker, int group, const std::string& message, bool aborted = false)
+      : RuntimeError("worker " + std::to_string(worker) + " (group " + std::to_string(group) +
+                     ") " + message),
+        worker_(worker),
+        group_(group),
+        aborted_(aborted) {}
+  int worker() const { return worker_; }
+  int group() const { return group_; }
+  // True when this worker only stopped because another one failed.
+  bool aborted() const { return aborted_; }
+
+ private:
+  int worker_;
+  int group_;
+  bool aborted_;
+};
+
+struct WorkerReport {
+  int worker = 0;
+  int group = 0;
+  std::string function;                // the stage function it ran (or the entry)
+  std::vector<int64_t> weight_indices;  // packed_params fields it loaded
+  int64_t weight_bytes = 0;
+  double seconds = 0;
+};
+
+struct RunResult {
+  Value output;  // what the first worker of the last group returned
+  std::vector<WorkerReport> workers;
+};
+
+// How a worker's entry is laid out: its inputs, and whether a packed_params comes last.
+struct EntryLayout {
+  ir::Function func;
+  size_t num_inputs = 0;
+  bool has_packed_params = false;
+  // In a staged module, the stage functions in group order (empty when not staged).
+  std::vector<std::string> stages;
+};
+EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry);
+
+// The packed_params fields `function` reads (tuple_getitem builtin calls on its packed_params
+// parameter and packed_params[i] items), ascending by index, each with the struct info it is
+// read as (R.Object when unknown).
+struct WeightRead {
+  int64_t index;
+  ir::StructInfo sinfo;
+};
+std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function);
+
+// Runs worker `worker` of the session over `transport` (threads or MPI); returns its report
+// and, for the first worker of the last group, the output. Throws WorkerError.
+RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
+                    const std::vector<Value>& inputs, const WeightSource& weights,
+                    const SessionOptions& options, Transport& transport, int worker);
+
+// Runs all workers as threads of this process.
+RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
+                     const std::vector<Value>& inputs, const WeightSource& weights,
+                     const SessionOptions& options);
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_SESSION_H_

@@ -1,0 +1,33 @@
+// packed_params from a safetensors file: field i is the tensor named at position i of the
+// JSON list in __metadata__["packed_params"], or, without that key, the tensor named
+// `param_<i>`.
+#ifndef PIPESPLIT_RUNTIME_WEIGHTS_H_
+#define PIPESPLIT_RUNTIME_WEIGHTS_H_
+
+#include <string>
+#include <vector>
+
+#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/session.h"
+
+namespace pipesplit::runtime {
+
+class SafetensorsWeights : public WeightSource {
+ public:
+  // Validates the naming: every listed name exists, no name is listed twice, and the file
+  // holds no tensor outside the list (without the key: only param_<i> tensors numbered
+  // 0..n-1). Throws RuntimeError naming the file and tensor.
+  explicit SafetensorsWeights(SafetensorsFile file);
+
+  int64_t size() const override { return static_cast<int64_t>(names_.size()); }
+  std::string Name(int64_t index) const override;
+  Tensor Load(int64_t index) const override;
+
+ private:
+  SafetensorsFile file_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_WEIGHTS_H_

@@ -1,0 +1,307 @@
+// Worker groups (see session.h): per-worker setup (stage, weights, builtins), the in-process
+// thread runner, and fault propagation.
+#include "pipesplit/runtime/session.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "pipesplit/ir/functor.h"
+#include "pipesplit/runtime/interpreter.h"
+
+namespace pipesplit::runtime {
+namespace {
+
+constexpr const char* kDispatch = "mlc.multi_gpu.DispatchFunctionByGroup";
+
+// The weights one group loaded, standing in for packed_params.
+class WeightTable : public FieldObject {
+ public:
+  std::string TypeName() const override { return "the weight table of group " + std::to_string(group_); }
+  Value GetField(int64_t index) const override {
+    auto it = tensors_.find(index);
+    if (it == tensors_.end()) {
+      throw RuntimeError("packed_params[" + std::to_string(index) +
+                         "] is not loaded on this group: its stage does not read it");
+    }
+    return it->second;
+  }
+  int group_ = 0;
+  std::map<int64_t, Tensor> tensors_;
+};
+
+const ir::CallNode* FindDispatch(const ir::FunctionNode& func) {
+  const auto* seq = ir::As<ir::SeqExprNode>(func.body());
+  if (seq == nullptr) return nullptr;
+  for (const ir::BindingBlock& block : seq->blocks()) {
+    for (const ir::Binding& b : block->bindings()) {
+      const auto* call = ir::As<ir::CallNode>(b->value());
+      if (call == nullptr || !call->IsOp("relax.call_builtin_with_ctx") || call->args().empty()) {
+        continue;
+      }
+      const auto* f = ir::As<ir::ExternFuncNode>(call->args()[0]);
+      if (f != nullptr && f->global_symbol() == kDispatch) return call;
+    }
+  }
+  return nullptr;
+}
+
+std::string DescribeDeclared(const ir::TensorSInfoNode& t, const Shape& dims) {
+  std::string out = t.dtype().is_void() ? "tensor" : t.dtype().ToString();
+  if (!t.shape()) return out + "[" + (t.ndim() >= 0 ? std::to_string(t.ndim()) + " dims" : "?") + "]";
+  out += "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    out += (i ? ", " : "") + (dims[i] >= 0 ? std::to_string(dims[i]) : std::string("?"));
+  }
+  return out + "]";
+}
+
+void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
+  if (call.out_sinfo == nullptr) return;
+  const auto* declared = ir::As<ir::TensorSInfoNode>(*call.out_sinfo);
+  if (declared == nullptr) return;
+  Shape dims = call.interpreter.ResolveShape(*declared, *call.frame);
+  bool ok = declared->dtype().is_void() || declared->dtype() == t.dtype();
+  if (declared->shape()) {
+    ok &= dims.size() == t.shape().size();
+    for (size_t i = 0; ok && i < dims.size(); ++i) ok &= dims[i] < 0 || dims[i] == t.shape()[i];
+  } else if (declared->ndim() >= 0) {
+    ok &= declared->ndim() == t.ndim();
+  }
+  if (!ok) {
+    throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
+                       " but the receive declares " + DescribeDeclared(*declared, dims));
+  }
+}
+
+// A weight whose dtype or static dims contradict how the stage reads it.
+void CheckWeight(const Tensor& t, const WeightRead& read, const std::string& name,
+                 const std::string& function) {
+  const auto* declared = ir::As<ir::TensorSInfoNode>(read.sinfo);
+  if (declared == nullptr) return;
+  Shape dims;
+  bool ok = declared->dtype().is_void() || declared->dtype() == t.dtype();
+  if (declared->shape()) {
+    for (const ir::PrimExpr& d : *declared->shape()) dims.push_back(ir::AsConstInt(d).value_or(-1));
+    ok &= dims.size() == t.shape().size();
+    for (size_t i = 0; ok && i < dims.size(); ++i) ok &= dims[i] < 0 || dims[i] == t.shape()[i];
+  } else if (declared->ndim() >= 0) {
+    ok &= declared->ndim() == t.ndim();
+  }
+  if (!ok) {
+    throw RuntimeError("packed_params[" + std::to_string(read.index) + "] ('" + name + "') is " +
+                       t.ToString() + " but '" + function + "' reads it as " +
+                       DescribeDeclared(*declared, dims));
+  }
+}
+
+}  // namespace
+
+Tensor InMemoryWeights::Load(int64_t index) const {
+  if (index < 0 || index >= size()) {
+    throw RuntimeError("packed_params[" + std::to_string(index) + "] does not exist: " +
+                       std::to_string(size()) + " weights given");
+  }
+  return tensors_[index];
+}
+
+EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry) {
+  EntryLayout layout;
+  layout.func = mod.LookupFunction(entry);
+  if (!layout.func) throw RuntimeError("the module has no Relax function '" + entry + "'");
+  const auto& params = layout.func->params();
+  layout.has_packed_params = !params.empty() && params.back()->name_hint() == "packed_params";
+  layout.num_inputs = params.size() - (layout.has_packed_params ? 1 : 0);
+  if (const ir::CallNode* dispatch = FindDispatch(*layout.func)) {
+    const auto* args = dispatch->args().size() > 1 ? ir::As<ir::TupleNode>(dispatch->args()[1])
+                                                   : nullptr;
+    const auto* table = args && !args->fields().empty() ? ir::As<ir::TupleNode>(args->fields()[0])
+                                                        : nullptr;
+    if (table == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
+    for (const ir::Expr& e : table->fields()) {
+      const auto* item = ir::As<ir::TupleNode>(e);
+      const auto* gvar = item && !item->fields().empty()
+                             ? ir::As<ir::GlobalVarNode>(item->fields()[0])
+                             : nullptr;
+      if (gvar == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
+      layout.stages.push_back(gvar->name_hint());
+    }
+  }
+  return layout;
+}
+
+std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function) {
+  if (function.params().empty() || function.params().back()->name_hint() != "packed_params") {
+    return {};
+  }
+  struct Finder : ir::ExprVisitor {
+    const ir::VarNode* packed;
+    std::map<int64_t, ir::StructInfo> found;
+    void Add(int64_t index, const ir::StructInfo& sinfo) {
+      auto [it, inserted] = found.emplace(index, sinfo);
+      if (!inserted && it->second->kind() == ir::NodeKind::kObjectSInfo) it->second = sinfo;
+    }
+    void VisitExpr_(const ir::TupleGetItemNode& node) override {
+      if (node.tuple().get() == packed) Add(node.index(), node.struct_info());
+      ExprVisitor::VisitExpr_(node);
+    }
+    void VisitExpr_(const ir::CallNode& call) override {
+      if (call.IsOp("relax.call_pure_packed") && call.args().size() == 3 &&
+          call.args()[1].get() == packed) {
+        const auto* f = ir::As<ir::ExternFuncNode>(call.args()[0]);
+        const auto* index = ir::As<ir::PrimValueNode>(call.args()[2]);
+        if (f && f->global_symbol() == "vm.builtin.tuple_getitem" && index) {
+          if (auto i = ir::AsConstInt(index->value())) {
+            Add(*i, call.sinfo_args().empty() ? ir::ObjectSInfo() : call.sinfo_args()[0]);
+          }
+        }
+      }
+      ExprVisitor::VisitExpr_(call);
+    }
+  } finder;
+  finder.packed = function.params().back().get();
+  finder.VisitExpr(function.body());
+  std::vector<WeightRead> out;
+  for (auto& [index, sinfo] : finder.found) {
+    out.push_back({index, sinfo ? sinfo : ir::ObjectSInfo()});
+  }
+  return out;
+}
+
+RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
+                    const std::vector<Value>& inputs, const WeightSource& weights,
+                    const SessionOptions& options, Transport& transport, int worker) {
+  const int group_size = options.group_size;
+  const int num_workers = transport.num_workers();
+  const int group = worker / group_size;
+  RunResult result;
+  WorkerReport& report = result.workers.emplace_back();
+  report.worker = worker;
+  report.group = group;
+  auto start = std::chrono::steady_clock::now();
+  try {
+    EntryLayout layout = AnalyzeEntry(mod, entry);
+    if (layout.stages.empty() && options.num_groups != 1) {
+      throw RuntimeError("'" + entry + "' is not split into pipeline stages; run it with one "
+                         "group");
+    }
+    if (!layout.stages.empty() && static_cast<int>(layout.stages.size()) != options.num_groups) {
+      throw RuntimeError("'" + entry + "' has " + std::to_string(layout.stages.size()) +
+                         " pipeline stages but the session has " +
+                         std::to_string(options.num_groups) + " groups");
+    }
+    report.function = layout.stages.empty() ? entry : layout.stages[group];
+    ir::Function stage_func = mod.LookupFunction(report.function);
+    if (!stage_func) throw RuntimeError("stage function '" + report.function + "' is missing");
+    if (inputs.size() != layout.num_inputs) {
+      throw RuntimeError("'" + entry + "' takes " + std::to_string(layout.num_inputs) +
+                         " inputs, got " + std::to_string(inputs.size()));
+    }
+
+    auto table = std::make_shared<WeightTable>();
+    table->group_ = group;
+    for (const WeightRead& read : WeightReadsOf(*stage_func)) {
+      Tensor t = weights.Load(read.index);
+      CheckWeight(t, read, weights.Name(read.index), report.function);
+      report.weight_bytes += t.nbytes();
+      report.weight_indices.push_back(read.index);
+      table->tensors_.emplace(read.index, std::move(t));
+    }
+
+    BuiltinRegistry builtins;
+    RegisterCoreBuiltins(&builtins);
+    builtins.Register("runtime.disco.send_to_next_group", [&](BuiltinCall& call) -> Value {
+      if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
+      int to = worker + group_size;
+      if (to >= num_workers) throw RuntimeError("send_to_next_group called on the last group");
+      transport.Send(worker, to, call.args[0].ExpectTensor("the value sent"));
+      return Value();
+    });
+    builtins.Register("runtime.disco.recv_from_prev_group", [&](BuiltinCall& call) -> Value {
+      int from = worker - group_size;
+      if (from < 0) throw RuntimeError("recv_from_prev_group called on the first group");
+      Tensor t = transport.Recv(worker, from, options.timeout);
+      CheckReceived(t, call, from);
+      return t;
+    });
+    builtins.Register(kDispatch, [&](BuiltinCall& call) -> Value {
+      const auto* table_value = call.args.empty() ? nullptr : call.args[0].as_tuple();
+      if (table_value == nullptr || group >= static_cast<int>(table_value->size())) {
+        throw RuntimeError("DispatchFunctionByGroup has no entry for group " +
+                           std::to_string(group));
+      }
+      const auto* item = (*table_value)[group].as_tuple();
+      if (item == nullptr || item->empty()) throw RuntimeError("malformed dispatch table entry");
+      std::vector<Value> args(item->begin() + 1, item->end());
+      return call.interpreter.Invoke((*item)[0], std::move(args));
+    });
+
+    Interpreter interpreter(mod, builtins);
+    std::vector<Value> args = inputs;
+    if (layout.has_packed_params) args.push_back(Value::MakeObject(table));
+    Value output = interpreter.Invoke(entry, std::move(args));
+    if (worker == (options.num_groups - 1) * group_size) result.output = std::move(output);
+  } catch (const TransportAborted& e) {
+    throw WorkerError(worker, group, e.what(), /*aborted=*/true);
+  } catch (const RuntimeError& e) {
+    throw WorkerError(worker, group, std::string("failed ") +
+                                         (dynamic_cast<const ExecutionError*>(&e)
+                                              ? ""
+                                              : "in '" + entry + "': ") +
+                                         e.what());
+  }
+  report.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
+                     const std::vector<Value>& inputs, const WeightSource& weights,
+                     const SessionOptions& options) {
+  if (options.num_groups < 1 || options.group_size < 1) {
+    throw RuntimeError("groups and group size must be at least 1");
+  }
+  const int num_workers = options.num_groups * options.group_size;
+  std::unique_ptr<Transport> transport = MakeThreadTransport(num_workers);
+  std::vector<RunResult> results(num_workers);
+  std::mutex mu;
+  std::optional<WorkerError> first_error;  // the root cause, not an abort it caused
+  bool first_is_abort = false;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < num_workers; ++w) {
+    threads.emplace_back([&, w] {
+      try {
+        results[w] = RunWorker(mod, entry, inputs, weights, options, *transport, w);
+      } catch (const WorkerError& e) {
+        bool is_abort = e.aborted();
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!first_error || (first_is_abort && !is_abort)) {
+            first_error = e;
+            first_is_abort = is_abort;
+          }
+        }
+        transport->Abort(w, e.what());
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!first_error || first_is_abort) {
+          first_error = WorkerError(w, w / options.group_size, std::string("failed: ") + e.what());
+          first_is_abort = false;
+        }
+        transport->Abort(w, e.what());
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  if (first_error) throw *first_error;
+  RunResult out;
+  out.output = results[(options.num_groups - 1) * options.group_size].output;
+  for (RunResult& r : results) {
+    out.workers.insert(out.workers.end(), r.workers.begin(), r.workers.end());
+  }
+  return out;
+}
+
+}  // namespace pipesplit::runtime
