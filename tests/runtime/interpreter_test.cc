@@ -1,0 +1,182 @@
+// The Relax interpreter on small TVMScript programs, with results computed by hand.
+#include "pipesplit/runtime/interpreter.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "pipesplit/script/parser.h"
+
+namespace pipesplit::runtime {
+namespace {
+
+using testing::HasSubstr;
+
+class InterpreterTest : public testing::Test {
+ protected:
+  Value Run(const std::string& text, std::vector<Value> args, const std::string& fn = "main") {
+    mod_ = script::ParseModule(text, "interp.py");
+    RegisterCoreBuiltins(&builtins_);
+    Interpreter interp(mod_, builtins_);
+    return interp.Invoke(fn, std::move(args));
+  }
+  std::string RunError(const std::string& text, std::vector<Value> args) {
+    try {
+      Run(text, std::move(args));
+    } catch (const RuntimeError& e) {
+      return e.what();
+    }
+    return "no error";
+  }
+  ir::IRModule mod_;
+  BuiltinRegistry builtins_;
+};
+
+Tensor F32(Shape shape, std::initializer_list<double> values) {
+  return MakeTensor(DataType::Float(32), std::move(shape), values);
+}
+
+TEST_F(InterpreterTest, RunsOpsInADataflowBlock) {
+  Value out = Run(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 2), dtype="float32"), y: R.Tensor((2, 2), dtype="float32")) -> R.Tensor((2, 2), dtype="float32"):
+        with R.dataflow():
+            a: R.Tensor((2, 2), dtype="float32") = R.matmul(x, y)
+            b: R.Tensor((2, 2), dtype="float32") = R.add(a, x)
+            R.output(b)
+        return b
+)",
+                  {F32({2, 2}, {1, 2, 3, 4}), F32({2, 2}, {1, 0, 0, 1})});
+  // x @ I + x = 2x.
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("out")), (std::vector<double>{2, 4, 6, 8}));
+}
+
+TEST_F(InterpreterTest, BindsSymbolicVarsFromParameterShapes) {
+  Value out = Run(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 2), dtype="float32")) -> R.Shape(ndim=2):
+        n = T.int64()
+        s: R.Shape([n * 3, 2]) = R.shape([n * 3, 2])
+        return s
+)",
+                  {F32({4, 2}, {0, 0, 0, 0, 0, 0, 0, 0})});
+  ASSERT_NE(out.as_shape(), nullptr);
+  EXPECT_EQ(*out.as_shape(), (Shape{12, 2}));
+}
+
+TEST_F(InterpreterTest, ParameterShapeMismatchNamesTheParameterAndDim) {
+  std::string error = RunError(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32"), y: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        z: R.Tensor((n,), dtype="float32") = R.add(x, y)
+        return z
+)",
+                               {F32({2}, {1, 2}), F32({3}, {1, 2, 3})});
+  EXPECT_THAT(error, HasSubstr("parameter 'y' of 'main': dim 0 is 3, expected 2 (n)"));
+  EXPECT_THAT(error, HasSubstr("in function 'main', binding 'y' (interp.py:4:52)"));
+}
+
+TEST_F(InterpreterTest, MatchCastChecksAndBinds) {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(dtype="float32", ndim=1)) -> R.Shape(ndim=1):
+        m = T.int64()
+        y: R.Tensor((m,), dtype="float32") = R.match_cast(x, R.Tensor((m,), dtype="float32"))
+        z: R.Tensor((2,), dtype="float32") = R.match_cast(y, R.Tensor((2,), dtype="float32"))
+        s: R.Shape([m]) = R.shape([m])
+        return s
+)";
+  Value ok = Run(text, {F32({2}, {1, 2})});
+  EXPECT_EQ(*ok.as_shape(), (Shape{2}));
+  std::string error = RunError(text, {F32({3}, {1, 2, 3})});
+  EXPECT_THAT(error, HasSubstr("binding 'z' (interp.py:7:9): R.match_cast of 'z': dim 0 is 3, "
+                               "expected 2"));
+}
+
+TEST_F(InterpreterTest, IfElseAndFunctionCalls) {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def double(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        y: R.Tensor((2,), dtype="float32") = R.add(x, x)
+        return y
+
+    @R.function
+    def main(c: R.Tensor((), dtype="bool"), x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        cls = Module
+        if c:
+            r: R.Tensor((2,), dtype="float32") = cls.double(x)
+        else:
+            r: R.Tensor((2,), dtype="float32") = R.negative(x)
+        return r
+)";
+  Tensor x = F32({2}, {1, -3});
+  Value yes = Run(text, {MakeTensor(DataType::Bool(), {}, {1}), x});
+  EXPECT_EQ(ToDoubleVector(yes.ExpectTensor("out")), (std::vector<double>{2, -6}));
+  Value no = Run(text, {MakeTensor(DataType::Bool(), {}, {0}), x});
+  EXPECT_EQ(ToDoubleVector(no.ExpectTensor("out")), (std::vector<double>{-1, 3}));
+}
+
+TEST_F(InterpreterTest, CallTirIsReportedAsNotExecutable) {
+  std::string error = RunError(R"(@I.ir_module
+class Module:
+    @T.prim_func(private=True)
+    def kernel(A: T.Buffer((T.int64(2),), "float32"), B: T.Buffer((T.int64(2),), "float32")):
+        T.evaluate(0)
+
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        cls = Module
+        y = R.call_tir(cls.kernel, (x,), out_sinfo=R.Tensor((2,), dtype="float32"))
+        return y
+)",
+                               {F32({2}, {1, 2})});
+  EXPECT_THAT(error, HasSubstr("binding 'y' (interp.py:10:9): cannot execute R.call_tir of TIR "
+                               "kernel 'kernel': pipesplit does not execute TIR"));
+}
+
+TEST_F(InterpreterTest, UnknownPackedFunctionIsAnError) {
+  std::string error = RunError(R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Object:
+        y: R.Object = R.call_packed("my.missing_func", x, sinfo_args=(R.Object,))
+        return y
+)",
+                               {F32({2}, {1, 2})});
+  EXPECT_THAT(error, HasSubstr("unknown packed function 'my.missing_func'"));
+}
+
+TEST_F(InterpreterTest, TupleGetItemBuiltinAndStageBoundaryIdentity) {
+  Value out = Run(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(p: R.Tuple(R.Tensor((2,), dtype="float32"), R.Tensor((2,), dtype="float32"))) -> R.Tensor((2,), dtype="float32"):
+        with R.dataflow():
+            w: R.Tensor((2,), dtype="float32") = R.call_pure_packed("vm.builtin.tuple_getitem", p, R.prim_value(1), sinfo_args=(R.Tensor((2,), dtype="float32"),))
+            b: R.Tensor((2,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", w, sinfo_args=(R.Tensor((2,), dtype="float32"),))
+            R.output(b)
+        return b
+)",
+                  {Value::MakeTuple({F32({2}, {1, 2}), F32({2}, {5, 6})})});
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("out")), (std::vector<double>{5, 6}));
+}
+
+TEST_F(InterpreterTest, MetadataConstantsAreNotAvailable) {
+  std::string error = RunError(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        y: R.Tensor((2,), dtype="float32") = R.add(x, metadata["relax.expr.Constant"][0])
+        return y
+)",
+                               {F32({2}, {1, 2})});
+  EXPECT_THAT(error, HasSubstr("constant metadata[\"relax.expr.Constant\"][0] is not available"));
+}
+
+}  // namespace
+}  // namespace pipesplit::runtime
