@@ -1,0 +1,378 @@
+// Pass `pipeline-parallel-rewrite`: splits every function marked
+// `pipeline_parallel_stages = N` (N > 1) into N private stage functions that send and receive
+// activations, and replaces it with a dispatcher (see
+// shared/spec/pipeline-parallel-rewrite.md for the contract, and BuildStagePlan for what is
+// checked and how values and symbolic vars are routed).
+//
+// Preconditions: the module is well-formed. Functions without the attribute, or with N == 1,
+// are left exactly as they are.
+// Steps, per marked function:
+//  1. BuildStagePlan (checks the input; all problems are reported together).
+//  2. For each stage: fresh parameters, `s: R.Shape([...])`, `packed_params: R.Object`; a
+//     dataflow block that receives (recv_from_prev_group, plus match_cast where symbolic
+//     dims are re-derived), then the stage's bindings with weight reads turned into
+//     vm.builtin.tuple_getitem calls; then one send_to_next_group per value passed on;
+//     every Var and symbolic var is the stage's own copy.
+//  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
+//  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
+//     mismatch is an internal error).
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pipesplit/analysis/pipeline_checks.h"
+#include "pipesplit/ir/block_builder.h"
+#include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/op.h"
+#include "pipesplit/support/check.h"
+#include "pipesplit/support/diagnostic.h"
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/transform/passes.h"
+
+namespace pipesplit::transform {
+namespace {
+
+using ir::Expr;
+using ir::Var;
+
+Expr ExternCall(const char* op, const char* symbol, std::vector<Expr> rest,
+                std::vector<ir::StructInfo> sinfo_args, ir::StructInfo sinfo) {
+  std::vector<Expr> args;
+  args.push_back(std::make_shared<const ir::ExternFuncNode>(symbol));
+  for (Expr& e : rest) args.push_back(std::move(e));
+  return std::make_shared<const ir::CallNode>(ir::GetOp(op), std::move(args), ir::AttrMap{},
+                                              std::move(sinfo_args), std::move(sinfo));
+}
+
+// Rewrites a stage's bindings into the stage's own scope: every Var definition gets a fresh
+// Var (dataflow unless it is an output), every symbolic var the stage's own copy.
+class StageMutator : public ir::ExprMutator {
+ public:
+  StageMutator(ir::TirVarMap* symbols, const std::unordered_set<const ir::VarNode*>* outputs)
+      : symbols_(symbols), outputs_(outputs) {}
+
+  void Remap(const ir::VarNode* from, Var to) { var_remap_[from] = std::move(to); }
+  const Var& Lookup(const Var& var) const {
+    auto it = var_remap_.find(var.get());
+    PS_CHECK(it != var_remap_.end()) << "no stage value for " << var->name_hint();
+    return it->second;
+  }
+
+  // The stage's copy of every symbolic var in `e` (created on first sight).
+  ir::PrimExpr VisitPrimExpr(const ir::PrimExpr& e) override {
+    ir::VisitTirVars(e, [&](const ir::TirVar& v) { Copy(v); });
+    return ir::Substitute(e, *symbols_);
+  }
+
+  ir::StructInfo Rewrite(const ir::StructInfo& sinfo) { return VisitStructInfo(sinfo); }
+
+  Var VisitVarDef(const Var& var) override {
+    bool output = outputs_->count(var.get()) != 0;
+    Var fresh = ir::MakeVar(var->name_hint(), VisitStructInfo(var->struct_info()),
+                            !output && in_dataflow_, var->span());
+    var_remap_[var.get()] = fresh;
+    return fresh;
+  }
+
+  void set_in_dataflow(bool v) { in_dataflow_ = v; }
+
+ protected:
+  ir::Expr VisitExpr_(const ir::Ptr<ir::FunctionNode>& node) override {
+    bool saved = in_dataflow_;
+    in_dataflow_ = false;  // a nested function's vars are its own
+    ir::Expr out = ExprMutator::VisitExpr_(node);
+    in_dataflow_ = saved;
+    return out;
+  }
+
+ private:
+  void Copy(const ir::TirVar& v) {
+    if (symbols_->count(v.get())) return;
+    symbols_->emplace(v.get(), std::make_shared<const ir::TirVarNode>(v->name(), v->dtype(),
+                                                                        v->is_size_var()));
+  }
+
+  ir::TirVarMap* symbols_;
+  const std::unordered_set<const ir::VarNode*>* outputs_;
+  bool in_dataflow_ = true;
+};
+
+struct StageFunction {
+  ir::GlobalVar gvar;
+  ir::Function func;
+  std::vector<Expr> dispatch_args;  // in the dispatcher's scope
+};
+
+class StageBuilder {
+ public:
+  StageBuilder(const StagePlan& plan, int s, Var dispatcher_packed)
+      : plan_(plan), stage_(plan.stages[s]), s_(s), dispatcher_packed_(std::move(dispatcher_packed)) {}
+
+  StageFunction Build(const std::string& name) {
+    const int last = plan_.num_stages - 1;
+    // Which original vars end up as block outputs: what is sent on, or the result.
+    std::vector<Var> sent;
+    if (s_ < last) {
+      for (const Transfer& t : plan_.transfers[s_]) sent.push_back(t.value);
+    } else {
+      sent.push_back(plan_.Resolve(plan_.result));
+      outputs_.insert(plan_.result.get());
+    }
+    for (const Var& v : sent) outputs_.insert(v.get());
+    if (s_ > 0) {
+      for (const Transfer& t : plan_.transfers[s_ - 1]) {
+        if (outputs_.count(t.value.get()) && !t.erase_shape) outputs_.insert(t.receiver.get());
+      }
+    }
+
+    StageMutator mutator(&symbols_, &outputs_);
+    std::vector<Var> params;
+    StageFunction out;
+    for (const Var& p : stage_.params) {
+      Var fresh = ir::MakeVar(p->name_hint(), mutator.Rewrite(p->struct_info()), false,
+                              p->span());
+      mutator.Remap(p.get(), fresh);
+      params.push_back(fresh);
+      out.dispatch_args.push_back(p);
+    }
+    std::vector<ir::PrimExpr> shape_copies, shape_originals;
+    for (const ir::TirVar& v : stage_.shape_vars) {
+      shape_copies.push_back(mutator.VisitPrimExpr(v));
+      shape_originals.push_back(v);
+    }
+    params.push_back(ir::MakeVar("s", std::make_shared<const ir::ShapeSInfoNode>(shape_copies)));
+    out.dispatch_args.push_back(std::make_shared<const ir::ShapeExprNode>(shape_originals));
+    Var packed = ir::MakeVar("packed_params", ir::ObjectSInfo());
+    params.push_back(packed);
+    out.dispatch_args.push_back(dispatcher_packed_);
+
+    ir::BlockBuilder bb;
+    bb.BeginScope(params);
+    bb.BeginDataflowBlock();
+    std::vector<Var> block_outputs;
+    if (s_ > 0) EmitReceives(bb, mutator, &block_outputs);
+    std::unordered_set<const ir::BindingNode*> cast_reads(stage_.cast_weight_reads.begin(),
+                                                          stage_.cast_weight_reads.end());
+    for (const ir::Binding& b : stage_.bindings) {
+      const auto* item = ir::As<ir::TupleGetItemNode>(b->value());
+      if (item != nullptr && item->tuple() == plan_.packed_params) {
+        EmitWeightRead(bb, mutator, b, item->index(), packed, cast_reads.count(b.get()) != 0,
+                       &block_outputs);
+        continue;
+      }
+      ir::Binding rewritten = mutator.VisitBinding(b);
+      bb.EmitNormalized(rewritten);
+      if (outputs_.count(b->var().get())) block_outputs.push_back(rewritten->var());
+    }
+    std::vector<ir::BindingBlock> blocks{bb.EndBlock()};
+
+    // Sends, after the dataflow block, in boundary order.
+    std::vector<Expr> results;
+    if (s_ < last) {
+      bb.BeginBindingBlock();
+      for (const Var& v : sent) {
+        Expr value = mutator.VisitExpr(v);
+        bb.Emit(std::make_shared<const ir::CallNode>(
+                    std::make_shared<const ir::ExternFuncNode>("runtime.disco.send_to_next_group"),
+                    std::vector<Expr>{value}, ir::AttrMap{}, std::vector<ir::StructInfo>{},
+                    ir::ObjectSInfo()),
+                "gv");
+      }
+      blocks.push_back(bb.EndBlock());
+      for (const Var& v : block_outputs) results.push_back(v);
+    } else {
+      results.push_back(mutator.VisitExpr(plan_.result));
+    }
+    Expr ret;
+    if (results.size() == 1 && ir::Is<ir::TupleSInfoNode>(results[0]->struct_info())) {
+      ret = results[0];
+    } else {
+      ret = bb.Normalize(std::make_shared<const ir::TupleNode>(results));
+    }
+    bb.EndScope();
+    auto body = std::make_shared<const ir::SeqExprNode>(blocks, ret, ret->struct_info());
+
+    ir::AttrMap attrs = plan_.func->attrs();
+    attrs = ir::WithoutAttr(std::move(attrs), "global_symbol");
+    attrs = ir::WithoutAttr(std::move(attrs), "pipeline_parallel_stages");
+    attrs = ir::WithAttr(std::move(attrs), "num_input", static_cast<int64_t>(params.size() - 1));
+    out.func = std::make_shared<const ir::FunctionNode>(params, body, ret->struct_info(),
+                                                        /*is_pure=*/false, attrs,
+                                                        plan_.func->span());
+    out.gvar = std::make_shared<const ir::GlobalVarNode>(name, out.func->struct_info());
+    return out;
+  }
+
+ private:
+  void EmitReceives(ir::BlockBuilder& bb, StageMutator& mutator, std::vector<Var>* outputs) {
+    const std::vector<Transfer>& transfers = plan_.transfers[s_ - 1];
+    // Receives first; then the casts that re-derive symbolic dims, those binding whole dims
+    // before those that only use them (`m * 2` needs `m`).
+    std::vector<Var> received(transfers.size());
+    std::vector<ir::StructInfo> full(transfers.size());
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      const Transfer& t = transfers[i];
+      full[i] = mutator.Rewrite(t.receiver->struct_info());
+      ir::StructInfo declared = full[i];
+      if (t.erase_shape) {
+        const auto& tensor = static_cast<const ir::TensorSInfoNode&>(*full[i]);
+        declared = std::make_shared<const ir::TensorSInfoNode>(tensor.dtype(), tensor.ndim(),
+                                                                tensor.vdevice());
+      }
+      bool output = !t.erase_shape && outputs_.count(t.receiver.get()) != 0;
+      Expr recv = ExternCall("relax.call_dps_packed", "runtime.disco.recv_from_prev_group",
+                             {bb.Normalize(std::make_shared<const ir::TupleNode>(
+                                 std::vector<Expr>{}))},
+                             {declared}, declared);
+      received[i] = ir::MakeVar(t.receiver->name_hint(), declared, !output, t.receiver->span());
+      bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(received[i], recv));
+      if (output) outputs->push_back(received[i]);
+    }
+    auto defines_whole_dims = [&](size_t i) {
+      const auto* tensor = ir::As<ir::TensorSInfoNode>(transfers[i].receiver->struct_info());
+      if (tensor == nullptr || !tensor->shape()) return false;
+      for (const ir::PrimExpr& d : *tensor->shape()) {
+        if (!ir::AsConstInt(d) && !ir::Is<ir::TirVarNode>(d)) return false;
+      }
+      return true;
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t i = 0; i < transfers.size(); ++i) {
+        const Transfer& t = transfers[i];
+        if (!t.erase_shape || defines_whole_dims(i) != (pass == 0)) continue;
+        bool output = outputs_.count(t.value.get()) != 0;
+        Var cast = ir::MakeVar(t.receiver->name_hint() + "_cast", full[i], !output);
+        bb.EmitNormalized(std::make_shared<const ir::MatchCastNode>(cast, received[i], full[i]));
+        if (output) outputs->push_back(cast);
+        received[i] = cast;
+      }
+    }
+    for (size_t i = 0; i < transfers.size(); ++i) {
+      mutator.Remap(transfers[i].receiver.get(), received[i]);
+      mutator.Remap(transfers[i].value.get(), received[i]);
+    }
+    // Aliases of received values (other unpacks of the same field, boundary vars).
+    std::unordered_map<const ir::VarNode*, const Var*> by_value;
+    for (const Transfer& t : transfers) by_value[t.value.get()] = &t.value;
+    for (const auto& [alias, value] : plan_.aliases) {
+      auto it = by_value.find(plan_.Resolve(value).get());
+      if (it != by_value.end()) mutator.Remap(alias, mutator.Lookup(*it->second));
+    }
+  }
+
+  void EmitWeightRead(ir::BlockBuilder& bb, StageMutator& mutator, const ir::Binding& b,
+                      int index, const Var& packed, bool cast, std::vector<Var>* outputs) {
+    ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
+    ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
+    bool output = outputs_.count(b->var().get()) != 0;
+    Expr read = ExternCall("relax.call_pure_packed", "vm.builtin.tuple_getitem",
+                           {packed, std::make_shared<const ir::PrimValueNode>(ir::IntImm(index))},
+                           {declared}, declared);
+    Var var = ir::MakeVar(b->var()->name_hint(), declared, cast || !output, b->var()->span());
+    bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(var, read, b->span()));
+    if (cast) {
+      Var cast_var = ir::MakeVar(b->var()->name_hint() + "_cast", full, !output);
+      bb.EmitNormalized(std::make_shared<const ir::MatchCastNode>(cast_var, var, full, b->span()));
+      var = cast_var;
+    }
+    if (output) outputs->push_back(var);
+    mutator.Remap(b->var().get(), var);
+  }
+
+  const StagePlan& plan_;
+  const Stage& stage_;
+  int s_;
+  Var dispatcher_packed_;
+  ir::TirVarMap symbols_;
+  std::unordered_set<const ir::VarNode*> outputs_;
+};
+
+ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
+                             const std::vector<StageFunction>& stages) {
+  std::vector<Var> params(plan.func->params().begin(), plan.func->params().end() - 1);
+  params.push_back(packed);
+  std::vector<Expr> per_stage;
+  for (const StageFunction& stage : stages) {
+    std::vector<Expr> items{stage.gvar};
+    items.insert(items.end(), stage.dispatch_args.begin(), stage.dispatch_args.end());
+    per_stage.push_back(std::make_shared<const ir::TupleNode>(std::move(items)));
+  }
+  ir::BlockBuilder bb;
+  bb.BeginScope(params);
+  bb.BeginBindingBlock();
+  Expr table = std::make_shared<const ir::TupleNode>(std::vector<Expr>{
+      std::make_shared<const ir::TupleNode>(std::move(per_stage))});
+  Var gv = bb.Emit(ExternCall("relax.call_builtin_with_ctx",
+                              "mlc.multi_gpu.DispatchFunctionByGroup", {table},
+                              {ir::ObjectSInfo()}, nullptr),
+                   "gv");
+  std::vector<ir::BindingBlock> blocks{bb.EndBlock()};
+  bb.EndScope();
+  auto body = std::make_shared<const ir::SeqExprNode>(blocks, gv, gv->struct_info());
+  ir::AttrMap attrs;
+  if (const ir::AttrValue* symbol = plan.func->GetAttr("global_symbol")) {
+    attrs.emplace_back("global_symbol", *symbol);
+  }
+  return std::make_shared<const ir::FunctionNode>(params, body, ir::ObjectSInfo(),
+                                                  /*is_pure=*/false, attrs, plan.func->span());
+}
+
+class PipelineParallelRewritePass : public Pass {
+ public:
+  std::string name() const override { return "pipeline-parallel-rewrite"; }
+
+  ir::IRModule Run(const ir::IRModule& mod, PassContext& ctx) const override {
+    auto plans = std::make_shared<std::vector<StagePlan>>();
+    ir::IRModule out = RewritePipelineStages(mod, plans.get());
+    ctx.artifacts[name()] = plans;
+    return out;
+  }
+};
+
+}  // namespace
+
+ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans) {
+  std::vector<Diagnostic> problems;
+  std::vector<StagePlan> built;
+  for (const ir::IRModule::Member& member : mod.members()) {
+    auto func = ir::Cast<ir::FunctionNode>(member.func);
+    if (!func) continue;
+    try {
+      if (auto plan = BuildStagePlan(member.gvar, func)) built.push_back(std::move(*plan));
+    } catch (const DiagnosticError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+  if (!problems.empty()) throw DiagnosticError(std::move(problems));
+
+  ir::IRModule out = mod;
+  for (const StagePlan& plan : built) {
+    Var packed = ir::MakeVar("packed_params", ir::ObjectSInfo());
+    std::vector<StageFunction> stages;
+    for (int s = 0; s < plan.num_stages; ++s) {
+      std::string name = plan.gvar->name_hint() + "_stage" + std::to_string(s);
+      if (out.Find(name) != nullptr) {
+        ThrowError(plan.func->span(), "cannot split '" + plan.gvar->name_hint() +
+                                          "': the module already has a member named '" + name +
+                                          "'");
+      }
+      stages.push_back(StageBuilder(plan, s, packed).Build(name));
+    }
+    out.Update(plan.gvar, BuildDispatcher(plan, packed, stages));
+    for (StageFunction& stage : stages) out.Add(stage.gvar, stage.func);
+  }
+  std::vector<Diagnostic> pairing = analysis::CheckSendRecvPairing(out);
+  PS_CHECK(pairing.empty()) << "the rewrite produced unpaired sends and receives:\n"
+                            << DiagnosticError(pairing).what();
+  if (plans != nullptr) *plans = std::move(built);
+  return out;
+}
+
+PassInfo PipelineParallelRewritePassInfo() {
+  return {"pipeline-parallel-rewrite",
+          "split functions marked pipeline_parallel_stages=N into N stage functions and a "
+          "dispatcher",
+          {},
+          [](const PassOptions&) { return std::make_unique<PipelineParallelRewritePass>(); }};
+}
+
+}  // namespace pipesplit::transform

@@ -1,0 +1,426 @@
+// BuildStagePlan: checks a function marked for pipeline parallelism and decides what each
+// stage gets. The rewrite (pipeline_parallel_rewrite.cc) only executes the plan.
+//
+// Preconditions: the module is well-formed (vars defined before use).
+// Steps:
+//  1. Read the attributes: pipeline_parallel_stages (N), num_input; check the signature
+//     (num_input + 1 params, the last named packed_params).
+//  2. Find misplaced stage boundaries (outside the dataflow block, inside nested functions
+//     or branches) and check the body shape (one dataflow block, then `return <var>`).
+//  3. Cut the block at the N - 1 boundaries: each binding goes to its stage; boundary vars
+//     and unpacked tuple fields become aliases of the values they carry.
+//  4. Value flow: every use in stage s of a value defined in an earlier stage is made
+//     available in s: through the boundary that passes it, else forwarded through every
+//     boundary in between. Parameters are passed by the caller; weights are read from
+//     packed_params.
+//  5. Symbolic vars: each stage gets from its caller (`s`) the symbolic vars the dispatcher
+//     has (those of the non-weight parameters); vars born inside an earlier stage are
+//     re-derived from a received tensor (received with unknown dims, then match_cast),
+//     forwarding a tensor that carries them if needed; vars of weight types are bound by
+//     the weight read (R.Object + match_cast).
+// Every problem found is reported (all of them, not just the first) with the function and
+// binding at fault.
+#include "pipesplit/transform/pipeline_stage_plan.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "pipesplit/ir/functor.h"
+#include "pipesplit/script/printer.h"
+#include "pipesplit/support/check.h"
+#include "pipesplit/support/diagnostic.h"
+#include "src/transform/pipeline_symbols.h"
+
+namespace pipesplit::transform {
+
+using ir::As;
+using ir::Binding;
+using ir::Var;
+
+const Var& StagePlan::Resolve(const Var& var) const {
+  const Var* current = &var;
+  // Alias chains are acyclic (an alias is defined after what it stands for).
+  for (auto it = aliases.find(current->get()); it != aliases.end();
+       it = aliases.find(current->get())) {
+    current = &it->second;
+  }
+  return *current;
+}
+
+namespace {
+
+constexpr const char* kBoundarySymbol = "mlc.pipeline_parallel_stage_boundary";
+
+bool IsBoundaryCall(const ir::Expr& value) {
+  const auto* call = As<ir::CallNode>(value);
+  if (call == nullptr || !call->IsOp("relax.call_pure_packed") || call->args().empty()) {
+    return false;
+  }
+  const auto* func = As<ir::ExternFuncNode>(call->args()[0]);
+  return func != nullptr && func->global_symbol() == kBoundarySymbol;
+}
+
+std::string Quote(const std::string& name) { return "'" + name + "'"; }
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const ir::GlobalVar& gvar, const ir::Function& func) {
+    plan_.gvar = gvar;
+    plan_.func = func;
+    name_ = Quote(gvar->name_hint());
+  }
+
+  std::optional<StagePlan> Build() {
+    const ir::AttrValue* stages_attr = plan_.func->GetAttr("pipeline_parallel_stages");
+    if (stages_attr == nullptr) return std::nullopt;
+    std::optional<int64_t> stages = stages_attr->ToInt();
+    if (!stages || *stages < 1) {
+      ThrowError(plan_.func->span(), "pipeline_parallel_stages of " + name_ +
+                                         " must be a positive integer");
+    }
+    if (*stages == 1) return std::nullopt;
+    if (*stages > 4096) {
+      ThrowError(plan_.func->span(), "pipeline_parallel_stages of " + name_ + " is " +
+                                         std::to_string(*stages) + ", more than 4096");
+    }
+    plan_.num_stages = static_cast<int>(*stages);
+    CheckSignature();
+    FindMisplacedBoundaries(plan_.func->body(), /*top_level=*/true);
+    errors_.ThrowIfAny();
+    CutStages();
+    errors_.ThrowIfAny();
+    FlowValues();
+    errors_.ThrowIfAny();
+    PlanSymbols(plan_, &errors_);
+    errors_.ThrowIfAny();
+    return std::move(plan_);
+  }
+
+ private:
+  // Step 1.
+  void CheckSignature() {
+    const ir::Function& func = plan_.func;
+    const ir::AttrValue* num_input = func->GetAttr("num_input");
+    if (num_input == nullptr) {
+      errors_.Error(func->span(), name_ + " is marked for " + std::to_string(plan_.num_stages) +
+                                      " pipeline stages but has no 'num_input' attribute");
+      return;
+    }
+    std::optional<int64_t> k = num_input->ToInt();
+    if (!k || *k < 0) {
+      errors_.Error(func->span(), "'num_input' of " + name_ + " must be a non-negative integer");
+      return;
+    }
+    plan_.num_input = *k;
+    size_t expected = static_cast<size_t>(*k) + 1;
+    if (func->params().size() != expected) {
+      errors_.Error(func->span(), name_ + " has " + std::to_string(func->params().size()) +
+                                      " parameters but num_input is " + std::to_string(*k) +
+                                      ": expected the inputs followed by one 'packed_params'");
+      return;
+    }
+    const Var& last = func->params().back();
+    if (last->name_hint() != "packed_params") {
+      errors_.Error(last->span(), "the last parameter of " + name_ +
+                                      " must be 'packed_params', found " +
+                                      Quote(last->name_hint()));
+      return;
+    }
+    plan_.packed_params = last;
+  }
+
+  // Step 2: boundaries anywhere but the top level of the dataflow block are errors.
+  void FindMisplacedBoundaries(const ir::Expr& expr, bool top_level) {
+    const auto* seq = As<ir::SeqExprNode>(expr);
+    if (seq == nullptr) return;
+    for (const ir::BindingBlock& block : seq->blocks()) {
+      for (const Binding& binding : block->bindings()) {
+        const ir::Expr& value = binding->value();
+        if (IsBoundaryCall(value)) {
+          if (!top_level) {
+            errors_.Error(binding->span(), "stage boundary " + Quote(binding->var()->name_hint()) +
+                                               " in " + name_ +
+                                               " is nested inside a function or a branch");
+          } else if (!block->is_dataflow()) {
+            errors_.Error(binding->span(), "stage boundary " + Quote(binding->var()->name_hint()) +
+                                               " is outside the dataflow block of " + name_);
+          }
+        }
+        if (const auto* if_node = As<ir::IfNode>(value)) {
+          FindMisplacedBoundaries(if_node->true_branch(), false);
+          FindMisplacedBoundaries(if_node->false_branch(), false);
+        } else if (const auto* inner = As<ir::FunctionNode>(value)) {
+          FindMisplacedBoundaries(inner->body(), false);
+        }
+      }
+    }
+  }
+
+  // Step 3.
+  void CutStages() {
+    const ir::Function& func = plan_.func;
+    const auto* seq = As<ir::SeqExprNode>(func->body());
+    if (seq == nullptr || seq->blocks().size() != 1 || !seq->blocks()[0]->is_dataflow()) {
+      // Point at the first block that breaks the rule.
+      Span at = func->span();
+      if (seq != nullptr && !seq->blocks().empty()) {
+        const ir::BindingBlock& bad =
+            seq->blocks()[0]->is_dataflow() ? seq->blocks()[1] : seq->blocks()[0];
+        at = bad->bindings().empty() ? bad->span() : bad->bindings()[0]->span();
+      }
+      errors_.Error(at, "the body of " + name_ +
+                            " must be a single dataflow block followed by 'return'");
+      return;
+    }
+    const auto* result = As<ir::VarNode>(seq->body());
+    if (result == nullptr) {
+      errors_.Error(seq->body()->span(), name_ + " must return a variable");
+      return;
+    }
+    plan_.result = ir::Cast<ir::VarNode>(seq->body());
+
+    const ir::BindingBlock& block = seq->blocks()[0];
+    plan_.stages.resize(1);
+    // Tuple boundaries (m > 1) whose fields must be unpacked: var -> (binding, unpacked?).
+    struct TupleBoundary {
+      Binding binding;
+      std::vector<bool> unpacked;
+    };
+    std::unordered_map<const ir::VarNode*, TupleBoundary> tuple_boundaries;
+    std::vector<Binding> boundaries;
+
+    for (const Binding& binding : block->bindings()) {
+      const ir::Expr& value = binding->value();
+      if (IsBoundaryCall(value)) {
+        const auto& call = static_cast<const ir::CallNode&>(*value);
+        std::vector<Var> sent;
+        if (call.args().size() < 2) {
+          errors_.Error(binding->span(), "stage boundary " + Quote(binding->var()->name_hint()) +
+                                             " in " + name_ + " passes no value");
+        }
+        for (size_t i = 1; i < call.args().size(); ++i) {
+          auto arg = ir::Cast<ir::VarNode>(call.args()[i]);
+          if (!arg) {
+            errors_.Error(call.args()[i]->span().valid() ? call.args()[i]->span()
+                                                         : binding->span(),
+                          "argument " + std::to_string(i) + " of stage boundary " +
+                              Quote(binding->var()->name_hint()) + " in " + name_ +
+                              " is not a variable: '" + script::PrintExpr(call.args()[i]) + "'");
+            continue;
+          }
+          sent.push_back(arg);
+        }
+        if (plan_.stages.back().bindings.empty()) {
+          errors_.Error(binding->span(),
+                        "stage " + std::to_string(plan_.stages.size() - 1) + " of " + name_ +
+                            " is empty: nothing before stage boundary " +
+                            Quote(binding->var()->name_hint()));
+        }
+        boundaries.push_back(binding);
+        plan_.boundaries.push_back(binding);
+        std::vector<Transfer> transfers;
+        if (sent.size() == 1 && call.args().size() == 2) {
+          plan_.aliases[binding->var().get()] = sent[0];
+          transfers.push_back({sent[0], binding->var(), false, false});
+        } else {
+          tuple_boundaries[binding->var().get()] = {binding, std::vector<bool>(sent.size())};
+          for (const Var& v : sent) transfers.push_back({v, nullptr, false, false});
+        }
+        plan_.transfers.push_back(std::move(transfers));
+        plan_.stages.emplace_back();
+        plan_.stages.back().index = static_cast<int>(plan_.stages.size() - 1);
+        continue;
+      }
+      if (const auto* item = As<ir::TupleGetItemNode>(value)) {
+        const auto* tuple_var = As<ir::VarNode>(item->tuple());
+        auto it = tuple_var ? tuple_boundaries.find(tuple_var) : tuple_boundaries.end();
+        if (it != tuple_boundaries.end()) {
+          size_t k = static_cast<size_t>(
+              std::find(boundaries.begin(), boundaries.end(), it->second.binding) -
+              boundaries.begin());
+          int index = item->index();
+          if (index < 0 || static_cast<size_t>(index) >= it->second.unpacked.size()) {
+            errors_.Error(binding->span(), "stage boundary " + Quote(tuple_var->name_hint()) +
+                                               " has no field " + std::to_string(index));
+            continue;
+          }
+          Transfer& transfer = plan_.transfers[k][index];
+          plan_.aliases[binding->var().get()] = transfer.value;
+          if (!transfer.receiver) transfer.receiver = binding->var();
+          it->second.unpacked[index] = true;
+          continue;
+        }
+      }
+      plan_.stages.back().bindings.push_back(binding);
+      def_stage_[binding->var().get()] = static_cast<int>(plan_.stages.size() - 1);
+    }
+
+    int found = static_cast<int>(boundaries.size());
+    if (found != plan_.num_stages - 1) {
+      // Too many: point at the first one too many; too few: at the function.
+      Diagnostic& d = errors_.Error(
+          found > plan_.num_stages - 1 ? boundaries[plan_.num_stages - 1]->span() : func->span(),
+          name_ + " is marked for " + std::to_string(plan_.num_stages) +
+              " pipeline stages but has " + std::to_string(found) + " stage boundar" +
+              (found == 1 ? "y" : "ies") + "; expected " + std::to_string(plan_.num_stages - 1));
+      for (const Binding& b : boundaries) d.AddNote(b->span(), "stage boundary here");
+      return;
+    }
+    if (plan_.stages.back().bindings.empty()) {
+      errors_.Error(boundaries.back()->span(),
+                    "stage " + std::to_string(plan_.stages.size() - 1) + " of " + name_ +
+                        " is empty: nothing after stage boundary " +
+                        Quote(boundaries.back()->var()->name_hint()));
+    }
+    for (const auto& [var, tuple] : tuple_boundaries) {
+      for (size_t i = 0; i < tuple.unpacked.size(); ++i) {
+        if (!tuple.unpacked[i]) {
+          errors_.Error(tuple.binding->span(),
+                        "field " + std::to_string(i) + " of stage boundary " +
+                            Quote(var->name_hint()) + " in " + name_ + " is never unpacked (" +
+                            var->name_hint() + "[" + std::to_string(i) + "])");
+        }
+      }
+      tuple_vars_.insert(var);
+    }
+  }
+
+  // Step 4.
+  void FlowValues() {
+    const ir::Function& func = plan_.func;
+    for (size_t i = 0; i + 1 < func->params().size(); ++i) param_index_[func->params()[i].get()] = i;
+    std::vector<std::unordered_set<const ir::VarNode*>> params_used(plan_.stages.size());
+
+    for (Stage& stage : plan_.stages) {
+      int s = stage.index;
+      for (const Binding& binding : stage.bindings) {
+        // Weight reads.
+        if (const auto* item = As<ir::TupleGetItemNode>(binding->value())) {
+          if (item->tuple() == plan_.packed_params) {
+            stage.weights.push_back(item->index());
+            continue;
+          }
+        }
+        for (const Var& use : VarUses(binding->value())) {
+          Require(use, s, binding, &params_used[s]);
+        }
+      }
+      if (s + 1 < plan_.num_stages) {
+        for (Transfer& t : plan_.transfers[s]) {
+          if (t.value) Require(t.value, s, plan_.boundaries[s], &params_used[s]);
+        }
+      }
+    }
+    Require(plan_.result, plan_.num_stages - 1, nullptr, &params_used.back());
+
+    for (Stage& stage : plan_.stages) {
+      for (size_t i = 0; i + 1 < func->params().size(); ++i) {
+        if (params_used[stage.index].count(func->params()[i].get())) {
+          stage.params.push_back(func->params()[i]);
+        }
+      }
+      std::sort(stage.weights.begin(), stage.weights.end());
+      stage.weights.erase(std::unique(stage.weights.begin(), stage.weights.end()),
+                          stage.weights.end());
+    }
+    // Only tensors travel between groups.
+    for (size_t k = 0; k < plan_.transfers.size(); ++k) {
+      for (const Transfer& t : plan_.transfers[k]) {
+        const Var& shown = t.receiver ? t.receiver : t.value;
+        if (!ir::Is<ir::TensorSInfoNode>(shown->struct_info())) {
+          errors_.Error(t.forwarded ? shown->span() : plan_.boundaries[k]->span(),
+                        Quote(shown->name_hint()) + " cannot be passed from stage " +
+                            std::to_string(k) + " to stage " + std::to_string(k + 1) + " of " +
+                            name_ + ": only tensors can be sent between groups, its type is " +
+                            script::PrintStructInfo(shown->struct_info()));
+        }
+      }
+    }
+  }
+
+  std::vector<Var> VarUses(const ir::Expr& value) {
+    struct Collector : ir::ExprVisitor {
+      const StagePlan* plan;
+      std::vector<Var>* out;
+      // Vars are found through their parents, which hold the shared pointers.
+      void VisitExpr(const ir::Expr& e) override {
+        if (auto var = ir::Cast<ir::VarNode>(e)) {
+          out->push_back(var);
+          return;
+        }
+        ExprVisitor::VisitExpr(e);
+      }
+    };
+    std::vector<Var> out;
+    Collector collector;
+    collector.plan = &plan_;
+    collector.out = &out;
+    collector.VisitExpr(value);
+    return out;
+  }
+
+  // Makes the value `use` stands for available in stage `s`.
+  void Require(const Var& use, int s, const Binding& at,
+               std::unordered_set<const ir::VarNode*>* params_used) {
+    if (use == plan_.packed_params) {
+      errors_.Error(at ? at->span() : use->span(),
+                    "packed_params may only be read as packed_params[i] in " + name_ +
+                        ", which is split into stages");
+      return;
+    }
+    if (tuple_vars_.count(use.get())) {
+      errors_.Error(at ? at->span() : use->span(),
+                    "stage boundary tuple " + Quote(use->name_hint()) +
+                        " may only be used through " + use->name_hint() + "[i]");
+      return;
+    }
+    const Var& value = plan_.Resolve(use);
+    if (param_index_.count(value.get())) {
+      params_used->insert(value.get());
+      return;
+    }
+    auto def = def_stage_.find(value.get());
+    if (def == def_stage_.end()) return;  // defined in a nested scope of the binding
+    int t = def->second;
+    if (t > s) {
+      errors_.Error(at ? at->span() : use->span(),
+                    Quote(use->name_hint()) + " is used in stage " + std::to_string(s) +
+                        " of " + name_ + " before its definition in stage " + std::to_string(t));
+      return;
+    }
+    ForwardThrough(value, t, s);
+  }
+
+ public:
+  // Ensures boundaries t .. s-1 all carry `value` (appending forwarded transfers).
+  static void ForwardValue(StagePlan* plan, const Var& value, int t, int s) {
+    for (int k = t; k < s; ++k) {
+      auto& transfers = plan->transfers[k];
+      bool carried = std::any_of(transfers.begin(), transfers.end(),
+                                 [&](const Transfer& tr) { return tr.value == value; });
+      if (!carried) transfers.push_back({value, value, true, false});
+    }
+  }
+
+ private:
+  void ForwardThrough(const Var& value, int t, int s) { ForwardValue(&plan_, value, t, s); }
+
+  StagePlan plan_;
+  std::string name_;
+  DiagnosticList errors_;
+  std::unordered_map<const ir::VarNode*, int> def_stage_;
+  std::unordered_map<const ir::VarNode*, size_t> param_index_;
+  std::unordered_set<const ir::VarNode*> tuple_vars_;
+};
+
+}  // namespace
+
+void ForwardValue(StagePlan* plan, const Var& value, int from_stage, int to_stage) {
+  PlanBuilder::ForwardValue(plan, value, from_stage, to_stage);
+}
+
+std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func) {
+  return PlanBuilder(gvar, func).Build();
+}
+
+}  // namespace pipesplit::transform
