@@ -1,0 +1,15 @@
+# RUN: pipeline-parallel-rewrite
+# EXPECT-ERROR: 12:13: stage 1 of 'main' is empty: nothing before stage boundary 'b2'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1, "pipeline_parallel_stages": 3})
+        with R.dataflow():
+            w: R.Tensor((4,), dtype="float32") = packed_params[0]
+            a: R.Tensor((4,), dtype="float32") = R.add(x, w)
+            b1: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", a, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            b2: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", b1, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            gv: R.Tensor((4,), dtype="float32") = R.multiply(b2, b2)
+            R.output(gv)
+        return gv

@@ -1,0 +1,14 @@
+# RUN: pipeline-parallel-rewrite
+# EXPECT-ERROR: 5:5: 'main' has 2 parameters but num_input is 2: expected the inputs followed by one 'packed_params'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 2, "pipeline_parallel_stages": 2})
+        with R.dataflow():
+            w: R.Tensor((4,), dtype="float32") = packed_params[0]
+            a: R.Tensor((4,), dtype="float32") = R.add(x, w)
+            b: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", a, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            gv: R.Tensor((4,), dtype="float32") = R.multiply(b, b)
+            R.output(gv)
+        return gv

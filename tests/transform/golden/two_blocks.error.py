@@ -1,0 +1,15 @@
+# RUN: pipeline-parallel-rewrite
+# EXPECT-ERROR: 14:9: the body of 'main' must be a single dataflow block followed by 'return'
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1, "pipeline_parallel_stages": 2})
+        with R.dataflow():
+            w: R.Tensor((4,), dtype="float32") = packed_params[0]
+            a: R.Tensor((4,), dtype="float32") = R.add(x, w)
+            b: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", a, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            c: R.Tensor((4,), dtype="float32") = R.multiply(b, b)
+            R.output(c)
+        gv: R.Tensor((4,), dtype="float32") = R.add(c, c)
+        return gv
