@@ -1,0 +1,87 @@
+// Runtime benchmarks: forward passes of the example Llama (single group at two sizes, and
+// split into 2 groups on threads) and in-process transport throughput.
+#include <benchmark/benchmark.h>
+
+#include <thread>
+
+#include "pipesplit/runtime/session.h"
+#include "pipesplit/script/parser.h"
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/cli/models/llama_example.h"
+
+namespace pipesplit {
+namespace {
+
+struct Model {
+  ir::IRModule unsplit;
+  ir::IRModule split;
+  std::vector<runtime::Tensor> weights;
+  std::vector<runtime::Value> inputs;
+};
+
+Model MakeModel(int layers, int hidden, int heads, int seq, int stages) {
+  models::LlamaConfig c;
+  c.layers = layers;
+  c.hidden = hidden;
+  c.heads = heads;
+  c.ffn = hidden * 4;
+  c.vocab = 1024;
+  c.seq = seq;
+  c.stages = stages;
+  models::LlamaExample ex = models::GenerateLlamaExample(c);
+  Model m;
+  m.unsplit = script::ParseModule(ex.module_text, "llama.py");
+  m.split = transform::RewritePipelineStages(m.unsplit);
+  for (auto& [name, t] : ex.weights) m.weights.push_back(t);
+  for (auto& [name, t] : ex.inputs) m.inputs.emplace_back(t);
+  return m;
+}
+
+void RunForward(benchmark::State& state, const Model& m, bool split, int groups) {
+  runtime::InMemoryWeights weights(m.weights);
+  runtime::SessionOptions options;
+  options.num_groups = groups;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(
+        runtime::RunThreads(split ? m.split : m.unsplit, "main", m.inputs, weights, options));
+  }
+}
+
+// The target workload of shared/spec/targets.md: 8 layers, hidden 512, 8 heads, seq 128.
+void BM_ForwardSingleGroup(benchmark::State& state) {
+  static const Model small = MakeModel(2, 128, 4, 32, 2);
+  static const Model target = MakeModel(8, 512, 8, 128, 2);
+  RunForward(state, state.range(0) == 0 ? small : target, false, 1);
+  state.SetLabel(state.range(0) == 0 ? "2 layers, hidden 128, seq 32"
+                                     : "8 layers, hidden 512, 8 heads, seq 128");
+}
+BENCHMARK(BM_ForwardSingleGroup)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ForwardTwoGroups(benchmark::State& state) {
+  static const Model target = MakeModel(8, 512, 8, 128, 2);
+  RunForward(state, target, true, 2);
+  state.SetLabel("8 layers, hidden 512, 2 stages on 2 threads");
+}
+BENCHMARK(BM_ForwardTwoGroups)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_ThreadTransport(benchmark::State& state) {
+  const int64_t bytes = state.range(0);
+  runtime::Tensor t = runtime::FullValue(std::vector<int64_t>{bytes / 4}, 1.0,
+                                         DataType::Float(32));
+  auto transport = runtime::MakeThreadTransport(2);
+  constexpr int kMessages = 64;
+  for (auto _ : state) {
+    std::thread receiver([&] {
+      for (int i = 0; i < kMessages; ++i) {
+        benchmark::DoNotOptimize(transport->Recv(1, 0, std::chrono::seconds(10)));
+      }
+    });
+    for (int i = 0; i < kMessages; ++i) transport->Send(0, 1, t);
+    receiver.join();
+  }
+  state.SetBytesProcessed(bytes * kMessages * state.iterations());
+}
+BENCHMARK(BM_ThreadTransport)->RangeMultiplier(8)->Range(1 << 10, 64 << 20)->UseRealTime();
+
+}  // namespace
+}  // namespace pipesplit

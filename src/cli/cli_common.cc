@@ -1,0 +1,52 @@
+// File and option helpers of the pipesplit command-line tool.
+#include "src/cli/cli_common.h"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "pipesplit/script/parser.h"
+#include "pipesplit/script/syntax.h"
+#include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/text.h"
+
+namespace pipesplit::cli {
+
+const SourceFile& ReadSource(const std::string& path) {
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    return SourceManager::Global().Add("<stdin>", std::move(text));
+  }
+  std::string error;
+  if (!ReadFile(path, &text, &error)) ThrowError({}, error);
+  return SourceManager::Global().Add(path, std::move(text));
+}
+
+ir::IRModule LoadModule(const std::string& path) {
+  return script::ParseModule(ReadSource(path));
+}
+
+void WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) ThrowError({}, "cannot write '" + path + "'");
+  out << text;
+  out.close();
+  if (!out) ThrowError({}, "cannot write '" + path + "'");
+}
+
+void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax) {
+  app->add_option_function<std::string>(
+         "--syntax",
+         [syntax](const std::string& name) { *syntax = script::ParseSyntaxName(name); },
+         "TVMScript syntax to print: classic or current (default: the input's)")
+      ->check(CLI::IsMember({"classic", "current"}));
+}
+
+}  // namespace pipesplit::cli

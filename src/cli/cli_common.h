@@ -1,0 +1,41 @@
+// Shared helpers of the pipesplit command-line tool.
+#ifndef PIPESPLIT_SRC_CLI_CLI_COMMON_H_
+#define PIPESPLIT_SRC_CLI_CLI_COMMON_H_
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "pipesplit/ir/module.h"
+
+namespace pipesplit::cli {
+
+// Reads a file ("-": standard input) and registers it as a source file. Throws
+// DiagnosticError "cannot open ..." when it cannot be read.
+const SourceFile& ReadSource(const std::string& path);
+
+// Parses a TVMScript module from a file.
+ir::IRModule LoadModule(const std::string& path);
+
+// Writes text to a file, or to standard output when path is "-" or empty.
+void WriteOutput(const std::string& path, const std::string& text);
+
+// Adds `--syntax classic|current` to a command; `*syntax` stays empty when not given.
+void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax);
+
+// Each subcommand registers itself and returns the function that runs it (exit code).
+using Runner = std::function<int()>;
+Runner AddFmtCommand(CLI::App& app);
+Runner AddCheckCommand(CLI::App& app);
+Runner AddDiffCommand(CLI::App& app);
+Runner AddOptCommand(CLI::App& app);
+Runner AddPassesCommand(CLI::App& app);
+Runner AddRunCommand(CLI::App& app);
+Runner AddVerifySplitCommand(CLI::App& app);
+Runner AddExampleCommand(CLI::App& app);
+
+}  // namespace pipesplit::cli
+
+#endif  // PIPESPLIT_SRC_CLI_CLI_COMMON_H_

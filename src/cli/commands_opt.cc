@@ -1,0 +1,78 @@
+// pipesplit opt / passes.
+#include <cstdio>
+
+#include "pipesplit/script/printer.h"
+#include "pipesplit/support/diagnostic.h"
+#include "pipesplit/transform/pass.h"
+#include "pipesplit/transform/stage_report.h"
+#include "src/cli/cli_common.h"
+
+namespace pipesplit::cli {
+
+Runner AddOptCommand(CLI::App& app) {
+  struct Args {
+    std::string input;
+    std::string pipeline;
+    std::string output = "-";
+    bool verify_each = false;
+    bool time_passes = false;
+    std::string stage_report;
+    std::string stage_report_format = "json";
+    std::optional<ir::Syntax> syntax;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand("opt", "run a pipeline of passes over a module");
+  cmd->add_option("input", args->input, "TVMScript file ('-' for standard input)")->required();
+  cmd->add_option("-p,--passes", args->pipeline,
+                  "pipeline: 'pass1,pass2{key=value,list=a;b}' (see 'pipesplit passes')")
+      ->required();
+  cmd->add_option("-o,--output", args->output, "output file ('-' for standard output)");
+  cmd->add_flag("--verify-each", args->verify_each, "check well-formedness after every pass");
+  cmd->add_flag("--time-passes", args->time_passes, "print the time each pass took (stderr)");
+  cmd->add_option("--stage-report", args->stage_report,
+                  "write the stage report of pipeline-parallel-rewrite ('-' for stdout)");
+  cmd->add_option("--stage-report-format", args->stage_report_format, "json or text")
+      ->check(CLI::IsMember({"json", "text"}));
+  AddSyntaxOption(cmd, &args->syntax);
+  return [args] {
+    auto pipeline = transform::ParsePipeline(args->pipeline, "--passes");
+    ir::IRModule mod = LoadModule(args->input);
+    transform::PassContext ctx;
+    ctx.verify_each = args->verify_each;
+    ctx.time_passes = args->time_passes;
+    ir::IRModule out = pipeline->Run(mod, ctx);
+    script::PrintOptions options;
+    options.syntax = args->syntax;
+    std::string text = script::PrintModule(out, options);
+    if (!args->stage_report.empty()) {
+      auto it = ctx.artifacts.find("pipeline-parallel-rewrite");
+      std::vector<transform::StagePlan> none;
+      const auto& plans =
+          it == ctx.artifacts.end()
+              ? none
+              : *std::static_pointer_cast<const std::vector<transform::StagePlan>>(it->second);
+      WriteOutput(args->stage_report, args->stage_report_format == "text"
+                                          ? transform::StageReportText(plans)
+                                          : transform::StageReportJson(plans));
+    }
+    WriteOutput(args->output, text);
+    if (ctx.time_passes) std::fputs(ctx.TimingReport().c_str(), stderr);
+    return 0;
+  };
+}
+
+Runner AddPassesCommand(CLI::App& app) {
+  app.add_subcommand("passes", "list the available passes and their options");
+  return [] {
+    for (const transform::PassInfo& info : transform::RegisteredPasses()) {
+      std::printf("%-28s %s\n", info.name.c_str(), info.summary.c_str());
+      for (const transform::PassOptionSpec& option : info.options) {
+        std::printf("    %-24s %s%s\n", option.name.c_str(), option.help.c_str(),
+                    option.required ? " (required)" : "");
+      }
+    }
+    return 0;
+  };
+}
+
+}  // namespace pipesplit::cli

@@ -1,0 +1,217 @@
+// Tiny Llama generator (see llama_example.h). The module text is written without binding
+// annotations (the parser infers them); weights are uniform in ±1/sqrt(fan_in) from a
+// splitmix64 stream, so every platform generates the same bits.
+#include "src/cli/models/llama_example.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace pipesplit::models {
+namespace {
+
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed ^ 0x9e3779b97f4a7c15ULL) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [-1, 1).
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-52 - 1.0; }
+
+ private:
+  uint64_t state_;
+};
+
+std::string F32(const std::string& shape) {
+  return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);
+}
+
+class Builder {
+ public:
+  explicit Builder(const LlamaConfig& c) : c_(c), rng_(c.seed) {}
+
+  LlamaExample Build() {
+    const int h = c_.hidden, d = c_.hidden / c_.heads, s = c_.seq;
+    std::string& body = body_;
+    auto line = [&](const std::string& text) { body += "            " + text + "\n"; };
+
+    std::string embed = Weight("embed", {c_.vocab, h}, h);
+    std::string cos = Table("rope.cos", true), sin = Table("rope.sin", false);
+    line(fmt::format("ids = R.reshape(input_ids, R.shape([{}]))", s));
+    line(fmt::format("x0 = R.take({}, ids, axis=0)", Read(embed)));
+    line(fmt::format("h0 = R.reshape(x0, R.shape([1, {}, {}]))", s, h));
+    line(fmt::format("neg = R.full(R.shape([{}, {}]), R.const(-1.0e9, \"float32\"), "
+                     "dtype=\"float32\")", s, s));
+    line("mask = R.triu(neg, R.prim_value(1))");
+    std::string x = "h0";
+    int markers = 0;
+    for (int l = 0; l < c_.layers; ++l) {
+      std::string p = fmt::format("l{}_", l);
+      std::string attn_norm = Weight(fmt::format("layers.{}.attn_norm", l), {h}, 0);
+      std::string wq = Weight(fmt::format("layers.{}.wq", l), {h, h}, h);
+      std::string wk = Weight(fmt::format("layers.{}.wk", l), {h, h}, h);
+      std::string wv = Weight(fmt::format("layers.{}.wv", l), {h, h}, h);
+      std::string wo = Weight(fmt::format("layers.{}.wo", l), {h, h}, h);
+      std::string mlp_norm = Weight(fmt::format("layers.{}.mlp_norm", l), {h}, 0);
+      std::string wg = Weight(fmt::format("layers.{}.w_gate", l), {h, c_.ffn}, h);
+      std::string wu = Weight(fmt::format("layers.{}.w_up", l), {h, c_.ffn}, h);
+      std::string wd = Weight(fmt::format("layers.{}.w_down", l), {c_.ffn, h}, c_.ffn);
+      line(fmt::format("{0}an = R.nn.rms_norm({1}, {2}, axes=[-1], epsilon=1.0000000000000001e-05)",
+                       p, x, Read(attn_norm)));
+      const char* names[3] = {"q", "k", "v"};
+      std::string weights[3] = {wq, wk, wv};
+      for (int i = 0; i < 3; ++i) {
+        line(fmt::format("{0}{1} = R.matmul({0}an, {2})", p, names[i], Read(weights[i])));
+        line(fmt::format("{0}{1}4 = R.reshape({0}{1}, R.shape([1, {2}, {3}, {4}]))", p, names[i],
+                         s, c_.heads, d));
+        line(fmt::format("{0}{1}t = R.permute_dims({0}{1}4, axes=[0, 2, 1, 3])", p, names[i]));
+      }
+      for (const char* n : {"q", "k"}) {
+        line(fmt::format("{0}{1}a = R.strided_slice({0}{1}t, (R.prim_value(3),), "
+                         "(R.prim_value(0),), (R.prim_value({2}),))", p, n, d / 2));
+        line(fmt::format("{0}{1}b = R.strided_slice({0}{1}t, (R.prim_value(3),), "
+                         "(R.prim_value({2}),), (R.prim_value({3}),))", p, n, d / 2, d));
+        line(fmt::format("{0}{1}nb = R.negative({0}{1}b)", p, n));
+        line(fmt::format("{0}{1}rh = R.concat(({0}{1}nb, {0}{1}a), axis=-1)", p, n));
+        line(fmt::format("{0}{1}c = R.multiply({0}{1}t, {2})", p, n, Read(cos)));
+        line(fmt::format("{0}{1}s = R.multiply({0}{1}rh, {2})", p, n, Read(sin)));
+        line(fmt::format("{0}{1}r = R.add({0}{1}c, {0}{1}s)", p, n));
+      }
+      line(fmt::format("{0}kT = R.permute_dims({0}kr, axes=[0, 1, 3, 2])", p));
+      line(fmt::format("{0}sc = R.matmul({0}qr, {0}kT)", p));
+      line(fmt::format("{0}ss = R.multiply({0}sc, R.const({1}, \"float32\"))", p,
+                       fmt::format("{:.17g}", 1.0 / std::sqrt(static_cast<double>(d)))));
+      line(fmt::format("{0}sm = R.add({0}ss, mask)", p));
+      line(fmt::format("{0}pr = R.nn.softmax({0}sm, axis=-1)", p));
+      line(fmt::format("{0}o = R.matmul({0}pr, {0}vt)", p));
+      line(fmt::format("{0}ot = R.permute_dims({0}o, axes=[0, 2, 1, 3])", p));
+      line(fmt::format("{0}o3 = R.reshape({0}ot, R.shape([1, {1}, {2}]))", p, s, h));
+      line(fmt::format("{0}ao = R.matmul({0}o3, {1})", p, Read(wo)));
+      line(fmt::format("{0}h1 = R.add({1}, {0}ao)", p, x));
+      line(fmt::format("{0}mn = R.nn.rms_norm({0}h1, {1}, axes=[-1], epsilon=1.0000000000000001e-05)",
+                       p, Read(mlp_norm)));
+      line(fmt::format("{0}g = R.matmul({0}mn, {1})", p, Read(wg)));
+      line(fmt::format("{0}gs = R.nn.silu({0}g)", p));
+      line(fmt::format("{0}u = R.matmul({0}mn, {1})", p, Read(wu)));
+      line(fmt::format("{0}gu = R.multiply({0}gs, {0}u)", p));
+      line(fmt::format("{0}dn = R.matmul({0}gu, {1})", p, Read(wd)));
+      line(fmt::format("{0}h2 = R.add({0}h1, {0}dn)", p));
+      x = p + "h2";
+      if (markers + 1 < c_.stages && (l + 1) * c_.stages >= (markers + 1) * c_.layers &&
+          l + 1 < c_.layers) {
+        line(fmt::format("{0}b = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", "
+                         "{1}, sinfo_args=({2},))",
+                         p, x, F32(fmt::format("1, {}, {}", s, h))));
+        x = p + "b";
+        ++markers;
+      }
+    }
+    std::string final_norm = Weight("final_norm", {h}, 0);
+    std::string head = Weight("lm_head", {h, c_.vocab}, h);
+    line(fmt::format("hn = R.nn.rms_norm({}, {}, axes=[-1], epsilon=1.0000000000000001e-05)", x,
+                     Read(final_norm)));
+    line(fmt::format("logits = R.matmul(hn, {})", Read(head)));
+    line("R.output(logits)");
+
+    std::string packed = "R.Tuple(";
+    for (size_t i = 0; i < types_.size(); ++i) packed += (i ? ", " : "") + types_[i];
+    packed += ")";
+    LlamaExample out;
+    out.module_text = fmt::format(
+        "# A tiny Llama-style model generated by `pipesplit example llama`.\n"
+        "@I.ir_module\nclass Module:\n    @R.function\n"
+        "    def main(input_ids: R.Tensor((1, {0}), dtype=\"int32\"), packed_params: {1}) -> {2}:\n"
+        "        R.func_attr({{\"num_input\": 1, \"pipeline_parallel_stages\": {3}}})\n"
+        "        with R.dataflow():\n{4}        return logits\n",
+        s, packed, F32(fmt::format("1, {}, {}", s, c_.vocab)), c_.stages, body);
+    out.weights = std::move(weights_);
+    std::string names = "[";
+    for (size_t i = 0; i < out.weights.size(); ++i) {
+      names += (i ? ", \"" : "\"") + out.weights[i].first + "\"";
+    }
+    out.weight_metadata.emplace_back("packed_params", names + "]");
+    std::vector<int64_t> ids(s);
+    for (int64_t& id : ids) id = static_cast<int64_t>(rng_.Next() % c_.vocab);
+    out.inputs.emplace_back("input_ids",
+                            runtime::MakeIntTensor(DataType::Int(32), {1, s}, ids));
+    return out;
+  }
+
+ private:
+  // Registers a weight; fan_in 0 means a norm weight (around 1).
+  std::string Weight(const std::string& name, std::vector<int64_t> shape, int fan_in) {
+    int64_t n = 1;
+    std::string shape_text;
+    for (size_t i = 0; i < shape.size(); ++i) {
+      n *= shape[i];
+      shape_text += (i ? ", " : "") + std::to_string(shape[i]);
+    }
+    if (shape.size() == 1) shape_text += ",";
+    std::vector<double> values(n);
+    double scale = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.1;
+    for (double& v : values) v = (fan_in > 0 ? 0.0 : 1.0) + scale * rng_.Uniform();
+    weights_.emplace_back(name, runtime::MakeTensor(DataType::Float(32), shape, values));
+    types_.push_back(F32(shape_text));
+    return std::to_string(types_.size() - 1);
+  }
+
+  // Rotary tables [1, 1, seq, head_dim] (broadcast over heads): cos or sin of pos * freq.
+  std::string Table(const std::string& name, bool is_cos) {
+    const int d = c_.hidden / c_.heads;
+    std::vector<double> values;
+    for (int pos = 0; pos < c_.seq; ++pos) {
+      for (int i = 0; i < d; ++i) {
+        double freq = std::pow(10000.0, -2.0 * (i % (d / 2)) / d);
+        values.push_back(is_cos ? std::cos(pos * freq) : std::sin(pos * freq));
+      }
+    }
+    weights_.emplace_back(name,
+                          runtime::MakeTensor(DataType::Float(32), {1, 1, c_.seq, d}, values));
+    types_.push_back(F32(fmt::format("1, 1, {}, {}", c_.seq, d)));
+    return std::to_string(types_.size() - 1);
+  }
+
+  // Binds a fresh var to weight `index` (each use reads it again, as lowered code does).
+  std::string Read(const std::string& index) {
+    std::string var = "w" + index + "_" + std::to_string(reads_++);
+    body_ += "            " + var + " = packed_params[" + index + "]\n";
+    return var;
+  }
+
+  LlamaConfig c_;
+  Rng rng_;
+  std::vector<runtime::NamedTensor> weights_;
+  std::vector<std::string> types_;
+  std::string body_;
+  int reads_ = 0;
+};
+
+}  // namespace
+
+LlamaExample GenerateLlamaExample(const LlamaConfig& c) {
+  auto positive = [](int v, const char* what) {
+    if (v < 1) throw std::invalid_argument(std::string(what) + " must be at least 1");
+  };
+  positive(c.layers, "--layers");
+  positive(c.hidden, "--hidden");
+  positive(c.heads, "--heads");
+  positive(c.ffn, "--ffn");
+  positive(c.vocab, "--vocab");
+  positive(c.seq, "--seq");
+  positive(c.stages, "--stages");
+  if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0) {
+    throw std::invalid_argument("--hidden must be a multiple of 2 * --heads");
+  }
+  if (c.stages > c.layers) {
+    throw std::invalid_argument("--stages (" + std::to_string(c.stages) +
+                                ") must not exceed --layers (" + std::to_string(c.layers) + ")");
+  }
+  return Builder(c).Build();
+}
+
+}  // namespace pipesplit::models

@@ -1,0 +1,39 @@
+// `pipesplit example llama`: a tiny Llama-style model as runnable Relax with high-level ops
+// (embedding, RMSNorm, attention with rotary embedding and a causal mask, SwiGLU MLP, final
+// norm, LM head), stage markers, pipeline_parallel_stages, num_input and packed_params, plus
+// seeded random weights and inputs.
+#ifndef PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_
+#define PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipesplit/runtime/safetensors.h"
+
+namespace pipesplit::models {
+
+struct LlamaConfig {
+  int layers = 4;
+  int hidden = 64;
+  int heads = 4;
+  int ffn = 128;
+  int vocab = 256;
+  int seq = 16;
+  int stages = 2;
+  uint64_t seed = 0;
+};
+
+struct LlamaExample {
+  std::string module_text;                      // TVMScript (classic syntax)
+  std::vector<runtime::NamedTensor> weights;    // packed_params order
+  std::vector<runtime::NamedTensor> inputs;     // named as the entry's parameters
+  runtime::SafetensorsMetadata weight_metadata; // __metadata__["packed_params"]
+};
+
+// Throws std::invalid_argument with a lowercase message for impossible configurations.
+LlamaExample GenerateLlamaExample(const LlamaConfig& config);
+
+}  // namespace pipesplit::models
+
+#endif  // PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_

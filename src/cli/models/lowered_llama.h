@@ -1,0 +1,27 @@
+// Generator of a lowered Llama-like Relax module (R.call_tir to TIR kernels, weights read
+// from one `packed_params` tuple, symbolic sequence length), the shape MLC-LLM hands to the
+// pipeline-parallel rewrite. Used by `pipesplit example llama-lowered`, the benchmarks and
+// the large-input tests. Compile-only: its TIR kernels are opaque to pipesplit.
+#ifndef PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
+#define PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
+
+#include <string>
+
+namespace pipesplit::models {
+
+struct LoweredLlamaConfig {
+  int layers = 80;
+  int stages = 8;  // stage markers: stages - 1, evenly spread over the layers; 1: none
+  int hidden = 4096;
+  int heads = 32;
+  int ffn = 11008;
+  int vocab = 32000;
+  bool with_decode = true;  // also emit a `decode` function (sequence length 1)
+};
+
+// TVMScript (classic syntax) of the module.
+std::string GenerateLoweredLlama(const LoweredLlamaConfig& config);
+
+}  // namespace pipesplit::models
+
+#endif  // PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
