@@ -17,6 +17,17 @@ namespace pipesplit::ir {
 // Which TVMScript dialect a module was read from (the printer writes the same unless asked).
 enum class Syntax : uint8_t { kClassic, kCurrent };
 
+// Spellings of the text a module was read from that the IR does not otherwise record, so that
+// printing reproduces them (the parser sets them; passes leave them alone).
+struct ScriptStyle {
+  // The header names the TIR dialect `tir as T` (TVM before 2026) instead of `tirx as T`
+  // followed by `# from tvm.tirx.layout import Axis`.
+  bool legacy_tir_header = false;
+  // Current syntax only: signature symbolic vars as PEP 695 type parameters (`def f[n](...)`
+  // after `from __future__ import annotations`) instead of module-level `n = TypeVar("n")`.
+  bool pep695 = true;
+};
+
 class IRModule {
  public:
   struct Member {
@@ -54,6 +65,9 @@ class IRModule {
   Syntax syntax() const { return syntax_; }
   void set_syntax(Syntax s) { syntax_ = s; }
 
+  const ScriptStyle& script_style() const { return script_style_; }
+  void set_script_style(ScriptStyle style) { script_style_ = style; }
+
  private:
   std::vector<Member> members_;
   std::unordered_map<std::string, size_t> index_;
@@ -61,6 +75,7 @@ class IRModule {
   AttrMap global_infos_;
   bool has_omitted_metadata_ = false;
   Syntax syntax_ = Syntax::kClassic;
+  ScriptStyle script_style_;
 };
 
 using IRModulePtr = std::shared_ptr<const IRModule>;
