@@ -1,0 +1,248 @@
+// Printer: Relax functions (decorator, signature, symbolic var declarations, R.func_attr,
+// type vars of the current syntax), binding blocks, dataflow blocks, bindings and if/else.
+#include <algorithm>
+
+#include "src/script/printer_internal.h"
+
+namespace pipesplit::script::printer {
+namespace {
+
+bool IsVoid(const ir::StructInfo& sinfo) {
+  const auto* t = ir::As<ir::TupleSInfoNode>(sinfo);
+  return t != nullptr && t->fields().empty();
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string Assign(const std::string& lhs, const std::optional<std::string>& ann,
+                   const std::string& rhs) {
+  return ann ? lhs + ": " + *ann + " = " + rhs : lhs + " = " + rhs;
+}
+
+// A tuple of two or more fields prints unparenthesized on an assignment's right side.
+std::string AsRhs(const ir::ExprNode* value, std::string text) {
+  const auto* tuple = ir::As<ir::TupleNode>(value);
+  if (tuple != nullptr && tuple->fields().size() > 1) return text.substr(1, text.size() - 2);
+  return text;
+}
+
+}  // namespace
+
+std::string Printer::RhsText(const ir::Expr& value) { return AsRhs(value.get(), Expr(value)); }
+
+std::vector<StmtDoc> Printer::SeqExpr(const ir::SeqExprNode& seq, bool use_ret,
+                                      const ir::ExprNode** result) {
+  FrameScope f(this);
+  for (const ir::BindingBlock& block : seq.blocks()) BindingBlock(*block, &f->stmts);
+  std::string body = Expr(seq.body());
+  if (use_ret) {
+    f->stmts.push_back(StmtDoc::Line("return " + body));
+  } else {
+    f->stmts.push_back(StmtDoc::Line(std::move(body)));
+    if (result != nullptr) *result = seq.body().get();
+  }
+  return std::move(f->stmts);
+}
+
+void Printer::BindingBlock(const ir::BindingBlockNode& block, std::vector<StmtDoc>* out) {
+  // Statements are collected apart from the frame's: declarations of vars used before their
+  // definition land in the frame, ahead of the block (as in TVM).
+  std::vector<StmtDoc> stmts;
+  std::vector<std::string> outputs;
+  for (const ir::Binding& binding : block.bindings()) {
+    Binding(*binding, &stmts);
+    if (block.is_dataflow() && !binding->var()->is_dataflow()) {
+      outputs.push_back(Expr(binding->var()));
+    }
+  }
+  if (!block.is_dataflow()) {
+    for (StmtDoc& s : stmts) out->push_back(std::move(s));
+    return;
+  }
+  usage_ |= kUseRelax;
+  stmts.push_back(StmtDoc::Line("R.output(" + Join(outputs) + ")"));
+  StmtDoc scope;
+  scope.kind = StmtDoc::Kind::kScope;
+  scope.text = "with R.dataflow():";
+  scope.body = std::move(stmts);
+  out->push_back(std::move(scope));
+}
+
+void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out) {
+  const ir::VarNode& var = *binding.var();
+  const ir::Expr& value = binding.value();
+  if (const auto* mc = ir::As<ir::MatchCastNode>(&binding)) {
+    std::optional<std::string> ann = Annotation(var, value);
+    usage_ |= kUseRelax;
+    std::string v = Expr(value);
+    std::string rhs = "R.match_cast(" + v + ", " + SInfo(mc->struct_info()) + ")";
+    std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
+    out->push_back(StmtDoc::Line(Assign(lhs, ann, rhs)));
+    return;
+  }
+  auto prim_ann = [&](std::optional<std::string> ann) {
+    // Current syntax: prim-typed vars are always annotated.
+    if (!ann && current() && ir::Is<ir::PrimSInfoNode>(var.struct_info())) {
+      ann = SInfo(var.struct_info());
+    }
+    return ann;
+  };
+  if (const auto* if_node = ir::As<ir::IfNode>(value)) {
+    std::optional<std::string> ann = prim_ann(Annotation(var, value));
+    std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
+    out->push_back(IfStmt(*if_node, &lhs, ann ? &*ann : nullptr));
+    return;
+  }
+  if (const auto* func = ir::As<ir::FunctionNode>(value)) {
+    std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
+    std::vector<StmtDoc> stmts = Function(*func, lhs, /*top_level=*/false, nullptr);
+    for (StmtDoc& s : stmts) out->push_back(std::move(s));
+    return;
+  }
+  if (IsVoid(value->struct_info()) && IsVoid(var.struct_info())) {
+    out->push_back(StmtDoc::Line(Expr(value)));
+    return;
+  }
+  std::string rhs = RhsText(value);
+  std::optional<std::string> ann = prim_ann(Annotation(var, value));
+  std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
+  out->push_back(StmtDoc::Line(Assign(lhs, ann, rhs)));
+}
+
+StmtDoc Printer::IfStmt(const ir::IfNode& node, const std::string* var, const std::string* ann) {
+  StmtDoc doc;
+  doc.kind = StmtDoc::Kind::kIf;
+  doc.text = Expr(node.cond());
+  auto branch = [&](const ir::Expr& e) {
+    std::vector<StmtDoc> stmts;
+    const ir::ExprNode* result = e.get();
+    if (const auto* seq = ir::As<ir::SeqExprNode>(e)) {
+      stmts = SeqExpr(*seq, /*use_ret=*/false, &result);
+    } else {
+      stmts.push_back(StmtDoc::Line(Expr(e)));
+    }
+    if (var != nullptr) {
+      std::optional<std::string> a;
+      if (ann != nullptr) a = *ann;
+      stmts.back() = StmtDoc::Line(Assign(*var, a, AsRhs(result, stmts.back().text)));
+    }
+    return stmts;
+  };
+  doc.body = branch(node.true_branch());
+  doc.else_body = branch(node.false_branch());
+  return doc;
+}
+
+std::vector<StmtDoc> Printer::HeaderWrap(std::vector<StmtDoc> stmts) {
+  std::vector<StmtDoc> out = HeaderComments();
+  if (out.empty()) return stmts;
+  for (StmtDoc& s : stmts) out.push_back(std::move(s));
+  return out;
+}
+
+std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::string& name,
+                                       bool top_level, std::vector<std::string>* type_vars) {
+  FrameScope f(this, /*is_func=*/true);
+  f->collecting_signature = true;
+  std::vector<const void*> aliased;
+  if (current()) {
+    // Current syntax: a param of prim type is a symbolic var itself; the var its struct info
+    // carries (R.Prim(value=n) in the classic syntax) prints as that param.
+    for (const ir::Var& p : func.params()) {
+      const auto* prim = ir::As<ir::PrimSInfoNode>(p->struct_info());
+      if (prim == nullptr) continue;
+      f->prim_params.insert(p.get());
+      const auto* v = ir::As<ir::TirVarNode>(prim->value());
+      if (v != nullptr && NameOf(v) == nullptr && tir_alias_.count(v) == 0) {
+        tir_alias_[v] = p.get();
+        alias_hint_[p.get()] = p->name_hint();
+        aliased.push_back(v);
+      }
+    }
+  }
+  auto print_params = [&] {
+    std::vector<std::string> params;
+    for (const ir::Var& p : func.params()) {
+      // TVM evaluates the annotation before defining the name (GCC's argument order).
+      std::string ann = SInfo(p->struct_info());
+      params.push_back(Define(p.get(), p->name_hint(), f.get()) + ": " + ann);
+    }
+    return params;
+  };
+  std::string ret;
+  std::vector<std::string> params;
+  if (current()) {
+    params = print_params();
+    ret = SInfo(func.ret_struct_info());
+  } else {
+    ret = SInfo(func.ret_struct_info());
+    params = print_params();
+  }
+  f->collecting_signature = false;
+
+  const ir::AttrValue* symbol = func.GetAttr("global_symbol");
+  ir::AttrMap attrs;
+  for (const auto& kv : func.attrs()) {
+    bool implicit = top_level && kv.first == "global_symbol" && kv.second.as_string() != nullptr &&
+                    *kv.second.as_string() == name;
+    if (!implicit) attrs.push_back(kv);
+  }
+  if (!attrs.empty()) {
+    usage_ |= kUseRelax;
+    f->stmts.push_back(StmtDoc::Line("R.func_attr(" + AttrDict(attrs) + ")"));
+  }
+  usage_ |= kUseRelax;
+  std::vector<std::string> dec_kwargs;
+  if (!func.is_pure()) dec_kwargs.push_back("pure=False");
+  if (top_level && symbol == nullptr) dec_kwargs.push_back("private=True");
+  std::string decorator = "R.function";
+  if (!dec_kwargs.empty()) decorator += "(" + Join(dec_kwargs) + ")";
+
+  std::vector<StmtDoc> body;
+  if (const auto* seq = ir::As<ir::SeqExprNode>(func.body())) {
+    body = SeqExpr(*seq, /*use_ret=*/true, nullptr);
+  } else {
+    body.push_back(StmtDoc::Line("return " + Expr(func.body())));
+  }
+  for (StmtDoc& s : body) f->stmts.push_back(std::move(s));
+
+  std::vector<std::string> tvars;
+  for (const void* key : f->type_vars) tvars.push_back(*NameOf(key));
+  std::sort(tvars.begin(), tvars.end());
+  bool pep695 = !tvars.empty() && config_.pep695;
+
+  StmtDoc def;
+  def.kind = StmtDoc::Kind::kFunction;
+  def.decorators.push_back(std::move(decorator));
+  def.text = "def " + name;
+  if (pep695) def.text += "[" + Join(tvars) + "]";
+  def.text += "(" + Join(params) + ") -> " + ret + ":";
+  def.body = std::move(f->stmts);
+
+  for (const void* v : aliased) {
+    alias_hint_.erase(tir_alias_[v]);
+    tir_alias_.erase(v);
+  }
+
+  std::vector<StmtDoc> stmts;
+  if (pep695) {
+    usage_ |= kUseFuture;
+  } else if (!tvars.empty()) {
+    usage_ |= kUseTypeVar;
+    for (const std::string& v : tvars) {
+      stmts.push_back(StmtDoc::Line(v + " = TypeVar(" + StrLiteral(v) + ")"));
+    }
+    if (type_vars != nullptr) *type_vars = tvars;
+  }
+  stmts.push_back(std::move(def));
+  return HeaderWrap(std::move(stmts));
+}
+
+}  // namespace pipesplit::script::printer
