@@ -1,0 +1,270 @@
+// Printer tests on fragments (PrintStructInfo / PrintExpr) in both syntaxes: every struct info
+// kind, symbolic expressions (precedence, TVM's function forms), literals, calls and attrs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "pipesplit/script/printer.h"
+#include "tests/script/printer/printer_test_util.h"
+
+namespace pipesplit::script {
+namespace {
+
+using namespace testing;  // NOLINT
+
+constexpr Syntax kClassic = Syntax::kClassic;
+constexpr Syntax kCurrent = Syntax::kCurrent;
+
+TEST(PrinterFragmentTest, StructInfoKinds) {
+  TirVar a = MakeTirVar("a");
+  TirVar b = MakeTirVar("b");
+  EXPECT_EQ(PrintStructInfo(ObjectSInfo()), "R.Object");
+  EXPECT_EQ(PrintStructInfo(ObjectSInfo(), kCurrent), "R.Any");
+  EXPECT_EQ(PrintStructInfo(Prim("float32")), "R.Prim(\"float32\")");
+  EXPECT_EQ(PrintStructInfo(Prim("float32"), kCurrent), "T.float32");
+  EXPECT_EQ(PrintStructInfo(Prim("int64", b)), "R.Prim(value=b)");
+  EXPECT_EQ(PrintStructInfo(Prim("int64", b), kCurrent), "T.int64");
+  EXPECT_EQ(PrintStructInfo(std::make_shared<const ShapeSInfoNode>(-1)), "R.Shape(ndim=-1)");
+  EXPECT_EQ(PrintStructInfo(std::make_shared<const ShapeSInfoNode>(3)), "R.Shape(ndim=3)");
+  EXPECT_EQ(PrintStructInfo(Shape({I(1), a, I(3)})), "R.Shape([1, a, 3])");
+  EXPECT_EQ(PrintStructInfo(Tensor({I(1), a, I(3)})), "R.Tensor((1, a, 3), dtype=\"float32\")");
+  EXPECT_EQ(PrintStructInfo(Tensor({I(7)}, "int8")), "R.Tensor((7,), dtype=\"int8\")");
+  EXPECT_EQ(PrintStructInfo(Tensor({}, "bool")), "R.Tensor((), dtype=\"bool\")");
+  EXPECT_EQ(PrintStructInfo(Tensor({I(2)}, "void")), "R.Tensor((2,))");
+  EXPECT_EQ(PrintStructInfo(TensorNdim(2)), "R.Tensor(dtype=\"float32\", ndim=2)");
+  EXPECT_EQ(PrintStructInfo(TensorNdim(-1)), "R.Tensor(dtype=\"float32\")");
+  EXPECT_EQ(PrintStructInfo(TensorNdim(-1, "void")), "R.Tensor");
+  EXPECT_EQ(PrintStructInfo(TensorNdim(3, "void")), "R.Tensor(ndim=3)");
+  auto on_device = std::make_shared<const TensorSInfoNode>(std::vector<PrimExpr>{I(2)}, Dt("int32"),
+                                                           "llvm:0:global");
+  EXPECT_EQ(PrintStructInfo(on_device),
+            "R.Tensor((2,), dtype=\"int32\", vdevice=\"llvm:0:global\")");
+  EXPECT_EQ(PrintStructInfo(VoidSInfo()), "R.Tuple");
+  EXPECT_EQ(PrintStructInfo(TupleSInfo({Prim("float32"), ObjectSInfo(), Shape({I(1), a})})),
+            "R.Tuple(R.Prim(\"float32\"), R.Object, R.Shape([1, a]))");
+  EXPECT_EQ(
+      PrintStructInfo(TupleSInfo({Prim("float32"), ObjectSInfo(), Shape({I(1), a})}), kCurrent),
+      "R.Tuple(T.float32, R.Any, R.Shape([1, a]))");
+}
+
+TEST(PrinterFragmentTest, CallableStructInfo) {
+  TirVar a = MakeTirVar("a");
+  TirVar b = MakeTirVar("b");
+  StructInfo f =
+      Callable({Prim("float32"), ObjectSInfo(), Shape({I(1), a, I(3)}), Prim("int64", b)},
+               Tensor({I(1), I(2), I(3)}), true);
+  EXPECT_EQ(PrintStructInfo(f),
+            "R.Callable((R.Prim(\"float32\"), R.Object, R.Shape([1, a, 3]), R.Prim(value=b)), "
+            "R.Tensor((1, 2, 3), dtype=\"float32\"), True)");
+  EXPECT_EQ(PrintStructInfo(f, kCurrent),
+            "R.Callable((T.float32, R.Any, R.Shape([1, a, 3]), T.int64), "
+            "R.Tensor((1, 2, 3), dtype=\"float32\"), True)");
+  EXPECT_EQ(PrintStructInfo(Callable({ObjectSInfo()}, ObjectSInfo(), false)),
+            "R.Callable((R.Object,), R.Object, False)");
+  EXPECT_EQ(PrintStructInfo(Callable({}, TensorNdim(2), true)),
+            "R.Callable((), R.Tensor(dtype=\"float32\", ndim=2), True)");
+  auto opaque = [](StructInfo ret, bool pure) {
+    return std::make_shared<const FuncSInfoNode>(std::nullopt, std::move(ret), pure);
+  };
+  EXPECT_EQ(PrintStructInfo(opaque(ObjectSInfo(), false)), "R.Callable");
+  EXPECT_EQ(PrintStructInfo(opaque(ObjectSInfo(), true)), "R.Callable(purity=True)");
+  EXPECT_EQ(PrintStructInfo(opaque(Tensor({I(2)}), false)),
+            "R.Callable(ret=R.Tensor((2,), dtype=\"float32\"))");
+}
+
+// Symbolic expressions print bare in the current syntax, inside R.prim_value in the classic.
+std::string PrimText(const PrimExpr& e) { return PrintExpr(PrimVal(e), kCurrent); }
+
+TEST(PrinterFragmentTest, SymbolicExpressionsFollowPythonPrecedence) {
+  TirVar n = MakeTirVar("n");
+  TirVar m = MakeTirVar("m");
+  EXPECT_EQ(PrintExpr(PrimVal(Bin(BinaryOp::kAdd, n, I(1)))), "R.prim_value(n + 1)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kMul, Bin(BinaryOp::kAdd, n, m), I(2))), "(n + m) * 2");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kSub, n, Bin(BinaryOp::kSub, m, I(1)))), "n - (m - 1)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kSub, Bin(BinaryOp::kSub, n, m), I(1))), "n - m - 1");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kFloorDiv, Bin(BinaryOp::kMul, n, m), I(2))), "n * m // 2");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kFloorMod, n, Bin(BinaryOp::kMul, m, I(2)))), "n % (m * 2)");
+  // TVM parenthesizes a comparison's right operand only (chains are left as Python reads them).
+  PrimExpr lt = Bin(BinaryOp::kLT, n, m);
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kEQ, lt, Bin(BinaryOp::kLT, m, n))), "n < m == (m < n)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kAnd, lt, Bin(BinaryOp::kOr, lt, Bin(BinaryOp::kGE, n, m)))),
+            "n < m and (n < m or n >= m)");
+  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(Bin(BinaryOp::kAnd, lt, lt))),
+            "not (n < m and n < m)");
+  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(lt)), "not n < m");
+  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(BoolImm(true))), "T.Not(True)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kMin, n, m)), "T.min(n, m)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kMax, n, I(0))), "T.max(n, 0)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kMod, n, I(3))), "T.truncmod(n, 3)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kDiv, n, I(3))), "T.Div(n, 3)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kDiv, FloatImm(1.5), MakeTirVar("f", DataType::Float(32)))),
+            "T.float32(1.5) / f");
+  EXPECT_EQ(PrimText(std::make_shared<const CastNode>(DataType::Int(32), n)),
+            "T.Cast(\"int32\", n)");
+  EXPECT_EQ(PrimText(std::make_shared<const SelectNode>(lt, n, m)), "T.Select(n < m, n, m)");
+  EXPECT_EQ(PrimText(std::make_shared<const PrimCallNode>(
+                "if_then_else", std::vector<PrimExpr>{lt, n, I(0)}, DataType::Int(64))),
+            "T.if_then_else(n < m, n, 0)");
+}
+
+// Where TVM's operator constructors would fold or retype the operands, the printed form is
+// the function call T.Add(a, b) (TVM checks whether tvm::add(a, b) gives back the same node).
+TEST(PrinterFragmentTest, FoldableOperandsPrintAsFunctionCalls) {
+  TirVar n = MakeTirVar("n");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kAdd, n, I(0))), "T.Add(n, 0)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kAdd, I(2), I(3))), "T.Add(2, 3)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kSub, n, I(0))), "T.Sub(n, 0)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kSub, I(0), n)), "0 - n");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kMul, I(1), n)), "T.Mul(1, n)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kFloorDiv, n, I(1))), "T.FloorDiv(n, 1)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kFloorMod, n, I(1))), "T.FloorMod(n, 1)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kLT, I(1), I(2))), "T.LT(1, 2)");
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kAnd, BoolImm(true), Bin(BinaryOp::kLT, n, I(2)))),
+            "T.And(True, n < 2)");
+  // Operands of different dtypes would be cast first.
+  EXPECT_EQ(PrimText(Bin(BinaryOp::kAdd, n, IntImm(1, DataType::Int(32)))), "T.Add(n, 1)");
+}
+
+TEST(PrinterFragmentTest, Immediates) {
+  EXPECT_EQ(PrimText(IntImm(-3)), "-3");
+  EXPECT_EQ(PrimText(IntImm(7, DataType::Int(32))), "7");
+  EXPECT_EQ(PrimText(BoolImm(false)), "False");
+  EXPECT_EQ(PrimText(FloatImm(0.5, DataType::Float(64))), "T.float64(0.5)");
+  EXPECT_EQ(PrimText(FloatImm(0.54, DataType::Float(64))), "T.float64(0.54000000000000004)");
+  EXPECT_EQ(PrimText(FloatImm(1e-5)), "T.float32(1.0000000000000001e-05)");
+  EXPECT_EQ(PrimText(FloatImm(1e20)), "T.float32(100000000000000000000.0)");
+  EXPECT_EQ(PrimText(FloatImm(-2.0)), "T.float32(-2.0)");
+  EXPECT_EQ(PrimText(FloatImm(INFINITY, DataType::Float(64))), "T.float64(\"inf\")");
+  EXPECT_EQ(PrimText(FloatImm(-INFINITY, DataType::Float(64))), "T.float64(\"-inf\")");
+  EXPECT_EQ(PrimText(FloatImm(NAN)), "T.float32(\"nan\")");
+}
+
+TEST(PrinterFragmentTest, LeafExpressions) {
+  TirVar x = MakeTirVar("x");
+  EXPECT_EQ(PrintExpr(PrimVal(I(1))), "R.prim_value(1)");
+  EXPECT_EQ(PrintExpr(PrimVal(I(1)), kCurrent), "1");
+  EXPECT_EQ(PrintExpr(Str("hello")), "R.str(\"hello\")");
+  EXPECT_EQ(PrintExpr(std::make_shared<const DataTypeImmNode>(Dt("float32"))),
+            "R.dtype(\"float32\")");
+  EXPECT_EQ(PrintExpr(ShapeOf({I(1), x, I(3)})), "R.shape([1, x, 3])");
+  EXPECT_EQ(PrintExpr(ShapeOf({})), "R.shape([])");
+  Var a = MakeVar("a", Tensor({I(1), x, I(3)}));
+  Var b = MakeVar("b", Tensor({I(2)}));
+  EXPECT_EQ(PrintExpr(TupleOf({a, b, a})), "(a, b, a)");
+  EXPECT_EQ(PrintExpr(TupleOf({a})), "(a,)");
+  EXPECT_EQ(PrintExpr(TupleOf({})), "R.tuple()");
+  EXPECT_EQ(PrintExpr(GetItem(TupleOf({a, b}), 0)), "(a, b)[0]");
+  EXPECT_EQ(PrintExpr(MakeVar("", ObjectSInfo())), "v");
+  EXPECT_EQ(PrintExpr(Extern("my_ext")), "R.ExternFunc(\"my_ext\")");
+  EXPECT_EQ(PrintExpr(std::make_shared<const ExternFuncNode>("my_ext",
+                                                             Callable({}, TensorNdim(2), true))),
+            "R.ExternFunc(\"my_ext\", R.Callable((), R.Tensor(dtype=\"float32\", ndim=2), True))");
+  EXPECT_EQ(PrintExpr(GetOp("relax.add")), "I.Op(\"relax.add\")");
+  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(0, TensorNdim(2))),
+            "metadata[\"relax.expr.Constant\"][0]");
+  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(-1.5),
+                                                           DataType::Float(64))),
+            "R.const(-1.5, \"float64\")");
+  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(int64_t{2}),
+                                                           DataType::Float(32))),
+            "R.const(2.0, \"float32\")");
+  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(0.1),
+                                                           DataType::Float(16))),
+            "R.const(0.0999755859375, \"float16\")");
+}
+
+TEST(PrinterFragmentTest, CallTirFamilyInBothSyntaxes) {
+  TirVar x = MakeTirVar("x");
+  Var a = MakeVar("a", Tensor({I(1), x, I(3)}));
+  auto tir_func = std::make_shared<const GlobalVarNode>("tir_func", ObjectSInfo());
+  StructInfo out = a->struct_info();
+  Expr call = OpCall("relax.call_tir", {tir_func, TupleOf({a}), ShapeOf({x})}, out, {}, {out});
+  EXPECT_EQ(PrintExpr(call),
+            "R.call_tir(tir_func, (a,), out_sinfo=R.Tensor((1, x, 3), dtype=\"float32\"), "
+            "tir_vars=R.shape([x]))");
+  EXPECT_EQ(PrintExpr(call, kCurrent),
+            "R.call_tir(tir_func, (a, x), out_ty=R.Tensor((1, x, 3), dtype=\"float32\"))");
+  Expr no_args = OpCall("relax.call_tir", {tir_func, TupleOf({}), ShapeOf({x})}, out, {}, {out});
+  EXPECT_EQ(PrintExpr(no_args, kCurrent),
+            "R.call_tir(tir_func, (x,), out_ty=R.Tensor((1, x, 3), dtype=\"float32\"))");
+  Expr dps = OpCall("relax.call_dps_packed", {Extern("my_dps_func"), TupleOf({a})}, out, {}, {out});
+  EXPECT_EQ(PrintExpr(dps),
+            "R.call_dps_packed(\"my_dps_func\", (a,), out_sinfo=R.Tensor((1, x, 3), "
+            "dtype=\"float32\"))");
+
+  Var v0 = MakeVar("v0", Tensor({I(54), I(96)}));
+  Expr grad = OpCall(
+      "relax.call_tir_with_grad", {tir_func, TupleOf({v0})}, v0->struct_info(),
+      {{"te_grad_name", "grad_func"}, {"te_grad_kwargs", AttrMap{{"x", PrimExpr(x)}, {"k", 1.0}}}},
+      {v0->struct_info()});
+  EXPECT_EQ(PrintExpr(grad),
+            "R.call_tir_with_grad(tir_func, (v0,), out_sinfo=R.Tensor((54, 96), "
+            "dtype=\"float32\"), te_grad_name=\"grad_func\", te_grad_kwargs={\"k\": 1.0, \"x\": "
+            "x})");
+
+  TirVar t = MakeTirVar("t");
+  Var xx = MakeVar("x", Tensor({I(32), I(32)}, "int32"));
+  Var yy = MakeVar("y", Tensor({I(32), I(32)}, "int32"));
+  StructInfo two = TupleSInfo({xx->struct_info(), yy->struct_info()});
+  Expr inplace = OpCall("relax.call_tir_inplace", {tir_func, TupleOf({xx, yy}), ShapeOf({t})}, two,
+                        {{"inplace_indices", AttrList{-1, 0}}}, {two});
+  EXPECT_EQ(PrintExpr(inplace),
+            "R.call_tir_inplace(tir_func, (x, y), out_sinfo=[R.Tensor((32, 32), "
+            "dtype=\"int32\"), R.Tensor((32, 32), dtype=\"int32\")], inplace_indices=[-1, 0], "
+            "tir_vars=R.shape([t]))");
+  EXPECT_EQ(PrintExpr(inplace, kCurrent),
+            "R.call_tir_inplace(tir_func, (x, y, t), out_ty=[R.Tensor((32, 32), "
+            "dtype=\"int32\"), R.Tensor((32, 32), dtype=\"int32\")], inplace_indices=[-1, 0])");
+}
+
+TEST(PrinterFragmentTest, GenericCallsAndAttrValues) {
+  Var a = MakeVar("a", Tensor({I(2)}));
+  AttrMap attrs = {{"none", AttrValue()},
+                   {"flag", false},
+                   {"axis", -1},
+                   {"eps", 1e-5},
+                   {"alpha", -0.75},
+                   {"name", "x\ty"},
+                   {"axes", AttrList{0, 2, 1}},
+                   {"roi", AttrList{PrimExpr(FloatImm(0.0)), PrimExpr(FloatImm(1.0))}},
+                   {"dict", AttrMap{{"b", 1}, {"a", AttrList{}}}},
+                   {"expr", Expr(Str("s"))}};
+  Expr call = OpCall("relax.custom.op", {a, a}, a->struct_info(), attrs);
+  EXPECT_EQ(PrintExpr(call),
+            "R.custom.op(a, a, none=None, flag=False, axis=-1, eps=1.0000000000000001e-05, "
+            "alpha=-0.75, name=\"x\\ty\", axes=[0, 2, 1], roi=[T.float32(0.0), T.float32(1.0)], "
+            "dict={\"a\": [], \"b\": 1}, expr=R.str(\"s\"))");
+  // sinfo_args (classic) / ty_args (current); a call of a var; a non-Relax op name.
+  Var f = MakeVar("f", Callable({a->struct_info()}, a->struct_info(), true));
+  EXPECT_EQ(PrintExpr(CallExpr(f, {a}, a->struct_info(), {ObjectSInfo()})),
+            "f(a, sinfo_args=(R.Object,))");
+  EXPECT_EQ(PrintExpr(CallExpr(f, {a}, a->struct_info(), {ObjectSInfo()}), kCurrent),
+            "f(a, ty_args=(R.Any,))");
+  EXPECT_EQ(PrintExpr(OpCall("tir.exp", {a}, a->struct_info())), "tir.exp(a)");
+  // An ExternFunc as first argument of an op prints as its symbol.
+  EXPECT_EQ(PrintExpr(OpCall("relax.call_pure_packed", {Extern("g"), a}, a->struct_info(), {},
+                             {a->struct_info()})),
+            "R.call_pure_packed(\"g\", a, sinfo_args=(R.Tensor((2,), dtype=\"float32\"),))");
+}
+
+TEST(PrinterFragmentTest, FunctionFragmentHasNoHeader) {
+  // Named by its global symbol (not printed again), else "main" and private, as TVM prints a
+  // lone function.
+  Var a = MakeVar("a", Tensor({I(10), I(10)}, "void"));
+  Function pub = Func({a}, Seq({}, a), a->struct_info(),
+                      {{"global_symbol", "func"}, {"some_attr", 1}});
+  EXPECT_EQ(PrintExpr(pub),
+            "@R.function\n"
+            "def func(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):\n"
+            "    R.func_attr({\"some_attr\": 1})\n"
+            "    return a");
+  Function priv = Func({a}, Seq({}, a), a->struct_info(), {{"some_attr", 1}});
+  EXPECT_EQ(PrintExpr(priv),
+            "@R.function(private=True)\n"
+            "def main(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):\n"
+            "    R.func_attr({\"some_attr\": 1})\n"
+            "    return a");
+}
+
+}  // namespace
+}  // namespace pipesplit::script
