@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "pipesplit/runtime/transport.h"
 #include "pipesplit/support/check.h"
 
 namespace pipesplit::runtime {
@@ -158,6 +159,8 @@ Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& f
         frame->Bind(var.get(), std::move(value));
       } catch (const ExecutionError&) {
         throw;
+      } catch (const TransportAborted&) {
+        throw;  // another worker's failure, reported as such
       } catch (const RuntimeError& e) {
         throw ExecutionError(current_function_, var->name_hint(), binding->span(), e.what());
       }

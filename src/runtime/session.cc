@@ -245,6 +245,8 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
     if (worker == (options.num_groups - 1) * group_size) result.output = std::move(output);
   } catch (const TransportAborted& e) {
     throw WorkerError(worker, group, e.what(), /*aborted=*/true);
+  } catch (const WorkerError&) {
+    throw;
   } catch (const RuntimeError& e) {
     throw WorkerError(worker, group, std::string("failed ") +
                                          (dynamic_cast<const ExecutionError*>(&e)
@@ -285,12 +287,15 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
         }
         transport->Abort(w, e.what());
       } catch (const std::exception& e) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!first_error || first_is_abort) {
-          first_error = WorkerError(w, w / options.group_size, std::string("failed: ") + e.what());
-          first_is_abort = false;
+        WorkerError error(w, w / options.group_size, std::string("failed: ") + e.what());
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!first_error || first_is_abort) {
+            first_error = error;
+            first_is_abort = false;
+          }
         }
-        transport->Abort(w, e.what());
+        transport->Abort(w, error.what());
       }
     });
   }

@@ -113,7 +113,7 @@ class MpiTransport : public Transport {
   void Abort(int from, const std::string& reason) override {
     if (aborting_) return;
     aborting_ = true;
-    abort_message_ = "aborted: worker " + std::to_string(from) + " failed: " + reason;
+    abort_message_ = AbortMessage(from, reason);
     for (int r = 0; r < size_; ++r) {
       if (r == rank_) continue;
       abort_requests_.emplace_back();

@@ -48,7 +48,7 @@ class ThreadTransport : public Transport {
     {
       std::lock_guard<std::mutex> lock(abort_mu_);
       if (aborted_flag_) return;
-      abort_reason_ = "aborted: worker " + std::to_string(from) + " failed: " + reason;
+      abort_reason_ = AbortMessage(from, reason);
       aborted_flag_ = true;
     }
     for (Channel& ch : channels_) {
@@ -94,6 +94,11 @@ class ThreadTransport : public Transport {
 };
 
 }  // namespace
+
+std::string AbortMessage(int from, const std::string& reason) {
+  if (reason.rfind("worker ", 0) == 0) return "aborted because " + reason;
+  return "aborted because worker " + std::to_string(from) + " failed: " + reason;
+}
 
 std::unique_ptr<Transport> MakeThreadTransport(int num_workers, size_t channel_capacity) {
   return std::make_unique<ThreadTransport>(num_workers, channel_capacity);

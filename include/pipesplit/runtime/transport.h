@@ -20,6 +20,10 @@ class TransportAborted : public RuntimeError {
   explicit TransportAborted(const std::string& what) : RuntimeError(what) {}
 };
 
+// "aborted because <reason>" when the reason already names the worker ("worker 1 (group 1)
+// failed ..."), else "aborted because worker <from> failed: <reason>".
+std::string AbortMessage(int from, const std::string& reason);
+
 class Transport {
  public:
   virtual ~Transport() = default;
