@@ -139,6 +139,13 @@ class StageBuilder {
       shape_copies.push_back(mutator.VisitPrimExpr(v));
       shape_originals.push_back(v);
     }
+    // Boundary vars and unpacked fields that stand for a parameter read it directly.
+    for (const auto& [alias, value] : plan_.aliases) {
+      const Var& resolved = plan_.Resolve(value);
+      for (size_t i = 0; i < stage_.params.size(); ++i) {
+        if (stage_.params[i] == resolved) mutator.Remap(alias, params[i]);
+      }
+    }
     params.push_back(ir::MakeVar("s", std::make_shared<const ir::ShapeSInfoNode>(shape_copies)));
     out.dispatch_args.push_back(std::make_shared<const ir::ShapeExprNode>(shape_originals));
     Var packed = ir::MakeVar("packed_params", ir::ObjectSInfo());
@@ -195,7 +202,16 @@ class StageBuilder {
     attrs = ir::WithoutAttr(std::move(attrs), "global_symbol");
     attrs = ir::WithoutAttr(std::move(attrs), "pipeline_parallel_stages");
     attrs = ir::WithAttr(std::move(attrs), "num_input", static_cast<int64_t>(params.size() - 1));
-    out.func = std::make_shared<const ir::FunctionNode>(params, body, ret->struct_info(),
+    // The signature may only mention symbolic vars its parameters bind (those bound inside
+    // the body, e.g. by a weight's match_cast, become unknown dims).
+    std::unordered_set<const ir::TirVarNode*> bound_by_params;
+    for (const Var& p : params) {
+      ir::VisitTirVars(p->struct_info(),
+                       [&](const ir::TirVar& v) { bound_by_params.insert(v.get()); });
+    }
+    ir::StructInfo ret_sinfo = ir::EraseToWellDefined(
+        ret->struct_info(), [&](const ir::TirVarNode& v) { return bound_by_params.count(&v) > 0; });
+    out.func = std::make_shared<const ir::FunctionNode>(params, body, ret_sinfo,
                                                         /*is_pure=*/false, attrs,
                                                         plan_.func->span());
     out.gvar = std::make_shared<const ir::GlobalVarNode>(name, out.func->struct_info());
