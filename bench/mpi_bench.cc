@@ -3,10 +3,12 @@
 #define OMPI_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
+#include "pipesplit/runtime/create.h"
 #include "pipesplit/runtime/transport.h"
 
 using namespace pipesplit;
