@@ -5,9 +5,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <new>
 
+#include "pipesplit/runtime/tensor.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/text.h"
 
@@ -47,6 +50,27 @@ void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax) {
          [syntax](const std::string& name) { *syntax = script::ParseSyntaxName(name); },
          "TVMScript syntax to print: classic or current (default: the input's)")
       ->check(CLI::IsMember({"classic", "current"}));
+}
+
+int ReportCurrentException() {
+  try {
+    throw;
+  } catch (const DiagnosticError& e) {
+    std::fputs(e.what(), stderr);
+    return 1;
+  } catch (const runtime::RuntimeError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  } catch (const InternalError& e) {
+    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "error: out of memory\n");
+    return 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
+    return 2;
+  }
 }
 
 }  // namespace pipesplit::cli

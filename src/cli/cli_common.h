@@ -25,6 +25,10 @@ void WriteOutput(const std::string& path, const std::string& text);
 // Adds `--syntax classic|current` to a command; `*syntax` stays empty when not given.
 void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax);
 
+// Reports the exception being handled on stderr and returns the exit code: 1 for user errors
+// (diagnostics, runtime errors, out of memory), 2 for internal errors. Call it from a catch.
+int ReportCurrentException();
+
 // Each subcommand registers itself and returns the function that runs it (exit code).
 using Runner = std::function<int()>;
 Runner AddFmtCommand(CLI::App& app);

@@ -106,10 +106,7 @@ int RunThreadsCommand(const RunArgs& args) {
   return 0;
 }
 
-int RunMpiCommand(const RunArgs& args) {
-  struct Finalize {
-    ~Finalize() { runtime::FinalizeMpi(); }
-  } finalize;
+int RunMpiWorker(const RunArgs& args) {
   int rank = runtime::MpiRank();
   int world = runtime::MpiWorldSize();
   ir::IRModule mod = LoadModule(args.module);
@@ -145,6 +142,21 @@ int RunMpiCommand(const RunArgs& args) {
                 args.output.c_str());
   }
   return 0;
+}
+
+// Each rank reports its own error before MPI_Finalize: mpirun stops the job as soon as one rank
+// exits non-zero, so a rank that printed after finalizing could lose its message.
+int RunMpiCommand(const RunArgs& args) {
+  int exit_code = 0;
+  try {
+    exit_code = RunMpiWorker(args);
+  } catch (...) {
+    exit_code = ReportCurrentException();
+  }
+  std::fflush(stderr);
+  std::fflush(stdout);
+  runtime::FinalizeMpi();
+  return exit_code;
 }
 
 }  // namespace

@@ -5,11 +5,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <new>
 
-#include "pipesplit/runtime/tensor.h"
-#include "pipesplit/support/check.h"
-#include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
 
 int main(int argc, char** argv) {
@@ -52,21 +48,8 @@ int main(int argc, char** argv) {
 
   try {
     for (const CLI::App* sub : app.get_subcommands()) return runners.at(sub)();
-  } catch (const DiagnosticError& e) {
-    std::fputs(e.what(), stderr);
-    return 1;
-  } catch (const runtime::RuntimeError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  } catch (const InternalError& e) {
-    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
-    return 2;
+  } catch (...) {
+    return cli::ReportCurrentException();
   }
   return 0;
 }
