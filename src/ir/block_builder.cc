@@ -119,6 +119,9 @@ BindingBlock BlockBuilder::EndBlock() {
   PS_CHECK(!blocks_.empty()) << "EndBlock without a block";
   BlockFrame frame = std::move(blocks_.back());
   blocks_.pop_back();
+  if (!frame.span.valid() && !frame.bindings.empty()) {
+    frame.span = Span::Merge(frame.bindings.front()->span(), frame.bindings.back()->span());
+  }
   return std::make_shared<const BindingBlockNode>(std::move(frame.bindings), frame.is_dataflow,
                                                   frame.span);
 }

@@ -4,6 +4,7 @@
 
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/text.h"
+#include "src/ir/op/op_families.h"
 
 namespace pipesplit::ir {
 
@@ -468,14 +469,11 @@ PrimExpr Simplify(const PrimExpr& e) { return SimplifyNode(e); }
 
 bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b) {
   if (a == b) return true;
-  PrimExpr sa = Simplify(a), sb = Simplify(b);
-  if (SameStructure(sa, sb)) return true;
-  // a - b folding to zero covers commuted constants like n + 1 vs 1 + n only partially;
-  // anything else is "not provably equal".
-  PrimExpr diff = Simplify(MakeBinary(BinaryOp::kSub, sa, sb));
-  auto c = AsConstInt(diff);
-  return c && *c == 0;
+  if (SameStructure(Simplify(a), Simplify(b))) return true;
+  return ConstDifference(a, b) == 0;
 }
+
+PrimExpr CanonicalSimplify(const PrimExpr& e) { return NormalizeArith(e); }
 
 std::string ToString(const PrimExpr& e, const TirVarNamer& var_name) {
   PrimPrinter printer(var_name);

@@ -20,7 +20,7 @@ ir::PrimExpr ByteExpr(const ir::StructInfo& sinfo) {
     for (const ir::PrimExpr& d : *t->shape()) {
       total = ir::MakeBinary(ir::BinaryOp::kMul, d, total);
     }
-    return ir::Simplify(total);
+    return ir::CanonicalSimplify(total);
   }
   if (const auto* tuple = ir::As<ir::TupleSInfoNode>(sinfo)) {
     ir::PrimExpr total = ir::IntImm(0);
@@ -29,7 +29,7 @@ ir::PrimExpr ByteExpr(const ir::StructInfo& sinfo) {
       if (!b) return nullptr;
       total = ir::MakeBinary(ir::BinaryOp::kAdd, total, b);
     }
-    return ir::Simplify(total);
+    return ir::CanonicalSimplify(total);
   }
   return nullptr;
 }

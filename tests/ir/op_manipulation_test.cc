@@ -195,7 +195,7 @@ TEST(OpManipulationTest, Meshgrid) {
 
 TEST(OpManipulationTest, LayoutTransformNeedsAnAnnotation) {
   EXPECT_EQ(InferError(C("layout_transform", {T("x", {2})}, {{"index_map", "m"}})),
-            "op_test.py:1:6: cannot infer the result type of R.layout_transform (unknown op); "
+            "op_test.py:1:6: cannot infer the result type of R.layout_transform (no inference rule); "
             "annotate the binding");
 }
 

@@ -41,7 +41,7 @@ class BlockBuilder {
   void BeginBindingBlock(Span span = {});
   bool in_block() const { return !blocks_.empty(); }
   bool in_dataflow_block() const { return !blocks_.empty() && blocks_.back().is_dataflow; }
-  // Closes the innermost block and returns it.
+  // Closes the innermost block and returns it. A block begun without a span spans its bindings.
   BindingBlock EndBlock();
 
   // ---- Emission ----

@@ -193,7 +193,13 @@ std::vector<TirVar> FreeTirVars(const PrimExpr& e);
 // changed. Never divides by zero (leaves such expressions alone).
 PrimExpr Simplify(const PrimExpr& e);
 
-// True when a and b are provably equal (same structure after Simplify, vars by identity).
+// Shape arithmetic in TVM's canonical form: integer expressions rebuilt as a normal-form sum
+// of products (terms by first atom in order of appearance, constant last: `n * 4 + 1`);
+// divisions that are not exact, min, max, ... stay opaque atoms. Constant-folded.
+PrimExpr CanonicalSimplify(const PrimExpr& e);
+
+// True when a and b are provably equal: their difference normalizes to the constant 0 (vars
+// by identity).
 bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b);
 
 // Python-syntax rendering as TVMScript prints a PrimExpr in Relax context: int64 integers
