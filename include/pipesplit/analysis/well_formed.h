@@ -1,6 +1,8 @@
-// Well-formedness of Relax modules. The numbered invariants are listed in
-// src/analysis/well_formed.cc's header comment; each violation is a located Diagnostic seeded
-// with the offending node (notes point at related definitions).
+// Well-formedness of Relax modules (TVM's relax.analysis.well_formed, checked in linear time). The
+// numbered invariants, and what is not checked, are listed in src/analysis/well_formed.cc's
+// header comment. Each violation is a Diagnostic at the offending node's span (a var's use is
+// located by the expression using it; notes point at related definitions), in walk order; every
+// violation is reported, not just the first (one report per undefined var or symbolic var).
 #ifndef PIPESPLIT_ANALYSIS_WELL_FORMED_H_
 #define PIPESPLIT_ANALYSIS_WELL_FORMED_H_
 

@@ -1,0 +1,37 @@
+// Shared helpers of the hand-built well-formedness tests.
+#ifndef PIPESPLIT_TESTS_ANALYSIS_WELL_FORMED_TEST_UTIL_H_
+#define PIPESPLIT_TESTS_ANALYSIS_WELL_FORMED_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "pipesplit/analysis/well_formed.h"
+#include "tests/analysis/test_ir.h"
+
+namespace pipesplit::analysis::testing {
+
+// "file:line:col: message [note file:line:col: message]..." for each diagnostic.
+inline std::vector<std::string> Check(const IRModule& mod) {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : CheckWellFormed(mod)) {
+    std::string line = Where(d.span) + ": " + d.message;
+    for (const Note& n : d.notes) line += " [note " + Where(n.span) + ": " + n.message + "]";
+    out.push_back(line);
+  }
+  return out;
+}
+
+inline IRModule Main(const Expr& func) { return Module({{"main", func}}); }
+
+inline StructInfo Callable(std::vector<StructInfo> params, StructInfo ret, bool pure = true) {
+  return std::make_shared<const FuncSInfoNode>(std::move(params), std::move(ret), pure);
+}
+
+inline Expr Str(const std::string& s) { return std::make_shared<const StringImmNode>(s); }
+inline Expr Print(Expr value, Span span = {}) {
+  return CallWith(GetOp("relax.print"), {Str(""), std::move(value)}, VoidSInfo(), {}, {}, span);
+}
+
+}  // namespace pipesplit::analysis::testing
+
+#endif  // PIPESPLIT_TESTS_ANALYSIS_WELL_FORMED_TEST_UTIL_H_
