@@ -3,8 +3,28 @@
 // Reads one `@I.ir_module` class in either syntax in the wild (classic 2023..mid-2026, and
 // the current one of Aug 2026; see shared/spec/tvmscript.md) into an IRModule. `@T.prim_func`
 // members are kept as opaque text. Bindings are normalized through a BlockBuilder, so every
-// expression gets its struct info; a binding annotation wins over the inferred info when both
-// exist and are compatible.
+// expression gets its struct info.
+//
+// The IR it builds is the one TVM's parser builds:
+// - A binding annotation on a call is the call's struct info (TVM does not infer annotated
+//   calls); any other value keeps its inferred struct info and the annotation is only checked.
+//   A function's return struct info is its body's when that refines (or replaces a missing)
+//   annotation.
+// - Nested non-leaf arguments are bound to fresh vars named as TVM's BlockBuilder names them
+//   ("gv"/"lv" plus a counter that every emitted binding advances), and a return value that is
+//   not a leaf or a tuple is bound the same way.
+// - Call attributes are those written, in the op's declaration order (OpInfo); optional Relax
+//   arguments with an expression default are materialized, as TVM's op constructors do.
+// - Spellings without a direct IR counterpart: `T.index_map(lambda i, j: (j, i))` is the
+//   attribute value AttrCall{"T.index_map", [AttrCall{"lambda", [params, results]}]} whose
+//   params are fresh symbolic vars of the index dtype and whose results use them (a bare
+//   `lambda` attribute is the inner AttrCall alone); `I.vdevice(...)` and other `I.*` calls are
+//   AttrCalls as written; a current-syntax call_tir's trailing symbolic arguments are its
+//   tir_vars (a ShapeExpr third argument, as in the classic IR); a current-syntax parameter
+//   `n: T.int64` that the function uses as a symbolic value is R.Prim(value=n) with a var named
+//   like the parameter; an expression statement binds its (void) value to a var named "_".
+// - IRModule::syntax() records which syntax was read; script_style() the header and TypeVar
+//   spellings needed to print it back the same way.
 //
 // Errors are DiagnosticErrors at the offending text ("file:line:col: error: ..."); no input
 // makes the parser crash, recurse without bound or run out of memory (nesting deeper than

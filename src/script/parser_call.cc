@@ -1,0 +1,524 @@
+// Lowering: calls. R.* builtins (constants, shapes, tuples, match_cast, packed calls), op
+// calls placed through the op table's TVMScript signatures (OpInfo::params), T.* intrinsics
+// and symbolic declarations, I.* attribute calls, and calls of functions and closures.
+#include <algorithm>
+#include <limits>
+
+#include "pipesplit/support/diagnostic.h"
+#include "src/script/parser_lower.h"
+
+namespace pipesplit::script {
+namespace {
+
+bool IsSInfoKeyword(std::string_view name) {
+  return name == "sinfo_args" || name == "out_sinfo" || name == "ty_args" || name == "out_ty";
+}
+
+}  // namespace
+
+std::vector<const PyExpr*> Lowerer::BindArgs(const PyExpr* call, const std::string& display,
+                                             const std::vector<std::string_view>& params) const {
+  const Lowerer& lowerer = *this;
+  std::vector<const PyExpr*> bound(params.size(), nullptr);
+  if (call == nullptr || call->kind != PyExprKind::kCall) return bound;
+  size_t positional = call->items.size() - 1;
+  if (positional > params.size()) {
+    lowerer.Error(call->items[params.size() + 1],
+                  display + " takes at most " + std::to_string(params.size()) +
+                      " positional arguments but " + std::to_string(positional) + " were given");
+  }
+  for (size_t i = 0; i < positional; ++i) {
+    if (call->items[i + 1]->kind == PyExprKind::kStarred) {
+      lowerer.Error(call->items[i + 1], "starred arguments are not supported here");
+    }
+    bound[i] = call->items[i + 1];
+  }
+  for (const PyKeyword& kw : call->keywords) {
+    size_t k = 0;
+    while (k < params.size() && params[k] != kw.name) ++k;
+    Span span =
+        lowerer.SpanOf(kw.name_begin, kw.name_begin + static_cast<uint32_t>(kw.name.size()));
+    if (k == params.size()) {
+      lowerer.Error(span,
+                    display + " got an unexpected keyword argument '" + std::string(kw.name) + "'");
+    }
+    if (bound[k] != nullptr) {
+      lowerer.Error(span,
+                    display + " got multiple values for argument '" + std::string(kw.name) + "'");
+    }
+    bound[k] = kw.value;
+  }
+  return bound;
+}
+
+Value Lowerer::EvalCall(const PyExpr* e) {
+  const PyExpr* callee = e->items[0];
+  std::string name = DottedName(callee);
+  std::string root = name.substr(0, name.find('.'));
+  if (!name.empty() && symbols_.Lookup(root) == nullptr) {
+    if (name.rfind("R.", 0) == 0) return EvalRelaxBuiltin(name.substr(2), e);
+    if (name.rfind("T.", 0) == 0) return EvalTirBuiltin(name.substr(2), e);
+    if (name.rfind("I.", 0) == 0) return EvalIrBuiltin(name.substr(2), e);
+    if (name == "TypeVar") Error(callee, "TypeVar declarations are only allowed at module level");
+    if (root == "R" || root == "T" || root == "I") Error(callee, "unknown function '" + name + "'");
+    Error(callee, name.find('.') == std::string::npos
+                      ? "undefined variable '" + root + "'"
+                      : "undefined variable '" + root + "' in '" + name + "'");
+  }
+  // Methods of Relax values: x.astype("float16").
+  if (callee->kind == PyExprKind::kAttribute && callee->text == "astype") {
+    Value base = Eval(callee->items[0]);
+    if (base.kind == Value::Kind::kExpr) {
+      std::vector<Value> positional{base};
+      for (size_t i = 1; i < e->items.size(); ++i) positional.push_back(Eval(e->items[i]));
+      std::vector<std::pair<const PyKeyword*, Value>> keywords;
+      for (const PyKeyword& kw : e->keywords) keywords.emplace_back(&kw, Eval(kw.value));
+      return CallOpWithArgs("relax.astype", std::move(positional), std::move(keywords), e);
+    }
+  }
+  return CallValue(Eval(callee), e);
+}
+
+Value Lowerer::CallValue(const Value& callee, const PyExpr* call) {
+  if (callee.kind != Value::Kind::kExpr) {
+    Error(call->items[0], std::string(ValueKindName(callee.kind)) + " is not callable");
+  }
+  if (!call->keywords.empty()) {
+    Error(call, "keyword arguments are not supported when calling a relax function");
+  }
+  std::vector<ir::Expr> args;
+  for (size_t i = 1; i < call->items.size(); ++i) {
+    if (call->items[i]->kind == PyExprKind::kStarred) {
+      Error(call->items[i], "starred arguments are not supported");
+    }
+    args.push_back(ToArg(Eval(call->items[i]), call->items[i]));
+  }
+  ir::Expr op = NormalizeArg(callee.expr);
+  Value v;
+  v.kind = Value::Kind::kExpr;
+  v.expr = std::make_shared<const ir::CallNode>(
+      op, std::move(args), ir::AttrMap{}, std::vector<ir::StructInfo>{}, nullptr, SpanOf(call));
+  v.node = call;
+  return v;
+}
+
+Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
+  const std::string display = "R." + name;
+  Span span = SpanOf(call);
+  Value v;
+  v.kind = Value::Kind::kExpr;
+  v.node = call;
+  if (name == "Tensor" || name == "Shape" || name == "Tuple" || name == "Object" || name == "Any" ||
+      name == "Prim" || name == "Callable" || name == "PackedFunc") {
+    return MakeSInfo(name, call);
+  }
+  if (name == "const") {
+    auto args = BindArgs(call, display, {"value", "dtype"});
+    if (args[0] == nullptr) Error(call, "R.const needs a value");
+    Value value = Eval(args[0]);
+    DataType dtype;
+    bool has_dtype = args[1] != nullptr && args[1]->kind != PyExprKind::kNone;
+    if (has_dtype) dtype = ToDType(Eval(args[1]), args[1]);
+    ir::ConstantNode::Scalar scalar;
+    switch (value.kind) {
+      case Value::Kind::kInt:
+        if (!has_dtype) dtype = DataType::Int(32);
+        if (dtype.is_float()) {
+          scalar = static_cast<double>(value.i);
+        } else if (dtype.is_bool()) {
+          scalar = value.i != 0;
+        } else {
+          MakeIntImm(value.i, dtype, args[0]);  // range check
+          scalar = value.i;
+        }
+        break;
+      case Value::Kind::kFloat:
+        if (!has_dtype) dtype = DataType::Float(32);
+        if (dtype.is_float()) {
+          scalar = value.f;
+        } else if (dtype.is_bool()) {
+          scalar = value.f != 0;
+        } else {
+          scalar = static_cast<int64_t>(value.f);
+        }
+        break;
+      case Value::Kind::kBool:
+        if (!has_dtype) dtype = DataType::Bool();
+        if (dtype.is_float()) {
+          scalar = value.b ? 1.0 : 0.0;
+        } else if (dtype.is_bool()) {
+          scalar = value.b;
+        } else {
+          scalar = static_cast<int64_t>(value.b);
+        }
+        break;
+      default:
+        Error(args[0],
+              std::string("R.const supports scalar values only, not ") + ValueKindName(value.kind));
+    }
+    if (dtype.is_void() || dtype.lanes() != 1) Error(args[1], "invalid dtype for R.const");
+    v.expr = std::make_shared<const ir::ConstantNode>(scalar, dtype, span);
+    return v;
+  }
+  if (name == "prim_value") {
+    auto args = BindArgs(call, display, {"value"});
+    if (args[0] == nullptr) Error(call, "R.prim_value needs a value");
+    Value value = Eval(args[0]);
+    if (value.kind == Value::Kind::kBool) {  // a Python bool is an int: IntImm("int64", b)
+      value.kind = Value::Kind::kInt;
+      value.i = value.b ? 1 : 0;
+    }
+    v.expr = std::make_shared<const ir::PrimValueNode>(ToPrim(value, args[0]), span);
+    return v;
+  }
+  if (name == "str") {
+    auto args = BindArgs(call, display, {"value"});
+    if (args[0] == nullptr) Error(call, "R.str needs a value");
+    v.expr =
+        std::make_shared<const ir::StringImmNode>(ToStr(Eval(args[0]), args[0], "R.str"), span);
+    return v;
+  }
+  if (name == "dtype") {
+    auto args = BindArgs(call, display, {"value"});
+    if (args[0] == nullptr) Error(call, "R.dtype needs a value");
+    v.expr = std::make_shared<const ir::DataTypeImmNode>(ToDType(Eval(args[0]), args[0]), span);
+    return v;
+  }
+  if (name == "shape") {
+    auto args = BindArgs(call, display, {"value"});
+    if (args[0] == nullptr) Error(call, "R.shape needs a list of dimensions");
+    v.expr = std::make_shared<const ir::ShapeExprNode>(EvalDims(args[0]), span);
+    return v;
+  }
+  if (name == "tuple") {
+    if (!call->keywords.empty()) Error(call, "R.tuple takes no keyword arguments");
+    std::vector<ir::Expr> fields;
+    for (size_t i = 1; i < call->items.size(); ++i) {
+      fields.push_back(ToArg(Eval(call->items[i]), call->items[i]));
+    }
+    v.expr =
+        NormalizeValue(std::make_shared<const ir::TupleNode>(std::move(fields), nullptr, span));
+    return v;
+  }
+  if (name == "TupleGetItem") {
+    auto args = BindArgs(call, display, {"tuple_value", "index"});
+    if (args[0] == nullptr || args[1] == nullptr)
+      Error(call, "R.TupleGetItem needs a tuple and an index");
+    ir::Expr tuple = ToArg(Eval(args[0]), args[0]);
+    int64_t index = ToInt(Eval(args[1]), args[1], "the tuple index");
+    if (index < 0 || index > std::numeric_limits<int>::max()) {
+      Error(args[1], "a tuple index must be non-negative");
+    }
+    v.expr = NormalizeValue(std::make_shared<const ir::TupleGetItemNode>(
+        tuple, static_cast<int>(index), nullptr, span));
+    return v;
+  }
+  if (name == "match_cast") {
+    auto args = BindArgs(call, display, {"value", "struct_info"});
+    if (args[0] == nullptr || args[1] == nullptr) {
+      Error(call, "R.match_cast needs a value and a struct info");
+    }
+    Value value = Eval(args[0]);
+    Value r;
+    r.kind = Value::Kind::kMatchCast;
+    r.expr = ToExpr(value, args[0]);
+    bool saved = create_symbols_;
+    create_symbols_ = true;  // symbolic vars first seen in the target are defined by the cast
+    try {
+      r.sinfo = EvalSInfo(args[1], false);
+    } catch (...) {
+      create_symbols_ = saved;
+      throw;
+    }
+    create_symbols_ = saved;
+    r.node = call;
+    return r;
+  }
+  if (name == "ExternFunc") {
+    auto args = BindArgs(call, display, {"global_symbol", "struct_info"});
+    if (args[0] == nullptr) Error(call, "R.ExternFunc needs a symbol name");
+    std::string symbol = ToStr(Eval(args[0]), args[0], "R.ExternFunc");
+    ir::StructInfo sinfo = args[1] != nullptr ? EvalSInfo(args[1], false) : nullptr;
+    v.expr = std::make_shared<const ir::ExternFuncNode>(symbol, sinfo, span);
+    return v;
+  }
+  if (name == "call_packed") return CallPacked(call);
+  if (name == "call_py_func") return CallPyFunc(call);
+  if (name == "output") Error(call, "R.output is only allowed inside a dataflow block");
+  if (name == "func_attr") Error(call, "R.func_attr is only allowed as a statement of a function");
+  if (name == "dataflow") Error(call, "R.dataflow() is only allowed in a with statement");
+  if (name == "function") Error(call, "R.function is a decorator");
+  return CallOp("relax." + name, call);
+}
+
+Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
+  std::vector<Value> positional;
+  for (size_t i = 1; i < call->items.size(); ++i) {
+    if (call->items[i]->kind == PyExprKind::kStarred) {
+      Error(call->items[i], "starred arguments are not supported");
+    }
+    positional.push_back(Eval(call->items[i]));
+  }
+  std::vector<std::pair<const PyKeyword*, Value>> keywords;
+  for (const PyKeyword& kw : call->keywords) keywords.emplace_back(&kw, Eval(kw.value));
+  return CallOpWithArgs(op_name, std::move(positional), std::move(keywords), call);
+}
+
+Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> positional,
+                              std::vector<std::pair<const PyKeyword*, Value>> keywords,
+                              const PyExpr* call) {
+  ir::Op op = ir::GetOp(op_name);
+  const ir::OpInfo* info = op->info();
+  std::string display = "R." + op_name.substr(op_name.rfind("relax.", 0) == 0 ? 6 : 0);
+  auto kw_span = [&](const PyKeyword* kw) {
+    return SpanOf(kw->name_begin, kw->name_begin + static_cast<uint32_t>(kw->name.size()));
+  };
+  auto node_of = [&](const Value& value) { return value.node != nullptr ? value.node : call; };
+  std::vector<ir::Expr> args;
+  ir::AttrMap attrs;
+  std::vector<ir::StructInfo> sinfo_args;
+  if (info == nullptr) {
+    for (const Value& p : positional) args.push_back(ToArg(p, node_of(p)));
+    for (const auto& [kw, value] : keywords) {
+      if (IsSInfoKeyword(kw->name)) {
+        sinfo_args =
+            ToSInfoArgs(value, kw->name == "out_sinfo" || kw->name == "out_ty", node_of(value));
+      } else {
+        attrs =
+            ir::WithAttr(std::move(attrs), std::string(kw->name), ToAttr(value, node_of(value)));
+      }
+    }
+  } else {
+    const std::vector<ir::OpParam>& params = info->params;
+    // Current syntax: call_tir's trailing symbolic arguments are its tir_vars.
+    bool is_call_tir = op_name == "relax.call_tir" || op_name == "relax.call_tir_inplace" ||
+                       op_name == "relax.call_tir_with_grad";
+    bool has_tir_vars = false;
+    for (const auto& [kw, value] : keywords) has_tir_vars |= kw->name == "tir_vars";
+    for (size_t k = 0; k < params.size() && k < positional.size(); ++k) {
+      has_tir_vars |= params[k].name == "tir_vars";
+    }
+    if (is_call_tir && current_syntax_ && !has_tir_vars && positional.size() >= 2 &&
+        (positional[1].kind == Value::Kind::kTuple || positional[1].kind == Value::Kind::kList)) {
+      std::vector<Value>& items = positional[1].items;
+      size_t split = items.size();
+      while (split > 0 && IsPrimLike(items[split - 1])) --split;
+      if (split < items.size()) {
+        Value tir_vars;
+        tir_vars.kind = Value::Kind::kList;
+        tir_vars.node = positional[1].node;
+        tir_vars.items.assign(items.begin() + static_cast<std::ptrdiff_t>(split), items.end());
+        items.resize(split);
+        static const PyKeyword kTirVars{"tir_vars", 0, nullptr};
+        keywords.emplace_back(&kTirVars, std::move(tir_vars));
+      }
+    }
+    std::vector<const Value*> bound(params.size(), nullptr);
+    std::vector<const Value*> variadic;
+    size_t pi = 0;
+    for (const Value& p : positional) {
+      if (pi < params.size() && params[pi].kind == ir::OpParam::Kind::kVariadic) {
+        variadic.push_back(&p);
+        continue;
+      }
+      if (pi >= params.size()) {
+        Error(node_of(p), display + " takes " + std::to_string(params.size()) +
+                              " positional arguments but " + std::to_string(positional.size()) +
+                              " were given");
+      }
+      bound[pi++] = &p;
+    }
+    for (const auto& [kw, value] : keywords) {
+      size_t k = 0;
+      bool sinfo_kw = IsSInfoKeyword(kw->name);
+      while (k < params.size() &&
+             !(params[k].name == kw->name ||
+               (sinfo_kw && params[k].kind == ir::OpParam::Kind::kSInfoArgs))) {
+        ++k;
+      }
+      Span span = kw->value != nullptr ? kw_span(kw) : SpanOf(call);
+      if (k == params.size() || params[k].kind == ir::OpParam::Kind::kVariadic) {
+        Error(span,
+              display + " got an unexpected keyword argument '" + std::string(kw->name) + "'");
+      }
+      if (bound[k] != nullptr) {
+        Error(span, display + " got multiple values for argument '" + params[k].name + "'");
+      }
+      bound[k] = &value;
+    }
+    // Relax arguments in signature order; an optional one left out is dropped when it
+    // defaults to None (unless a later one is given) and materialized when it defaults to an
+    // expression, as TVM's op constructors do.
+    size_t last_given = 0;
+    for (size_t k = 0; k < params.size(); ++k) {
+      if (params[k].kind == ir::OpParam::Kind::kArg && bound[k] != nullptr &&
+          bound[k]->kind != Value::Kind::kNone) {
+        last_given = k + 1;
+      }
+    }
+    std::vector<std::pair<int, ir::Expr>> placed;  // (arg_index, arg) of args with a fixed slot
+    std::vector<ir::Expr> ordered;
+    auto add_arg = [&](const ir::OpParam& param, ir::Expr arg) {
+      if (param.arg_index >= 0) {
+        placed.emplace_back(param.arg_index, std::move(arg));
+      } else {
+        ordered.push_back(std::move(arg));
+      }
+    };
+    for (size_t k = 0; k < params.size(); ++k) {
+      const ir::OpParam& param = params[k];
+      const Value* value = bound[k];
+      switch (param.kind) {
+        case ir::OpParam::Kind::kArg: {
+          bool given = value != nullptr &&
+                       !(value->kind == Value::Kind::kNone && param.default_value.has_value());
+          if (given) {
+            add_arg(param, ToOpArg(*value, param, op_name, node_of(*value)));
+            break;
+          }
+          if (!param.default_value) {
+            Error(call, display + " missing required argument '" + param.name + "'");
+          }
+          const ir::AttrValue& dv = *param.default_value;
+          if (const ir::Expr* e = dv.as_expr()) {
+            add_arg(param, *e);
+            break;
+          }
+          if (k >= last_given) break;
+          Value d;
+          if (const int64_t* i = dv.as_int()) {
+            d.kind = Value::Kind::kInt, d.i = *i;
+          } else if (const double* f = dv.as_float()) {
+            d.kind = Value::Kind::kFloat, d.f = *f;
+          } else if (const bool* b = dv.as_bool()) {
+            d.kind = Value::Kind::kBool, d.b = *b;
+          } else if (const std::string* s = dv.as_string()) {
+            d.kind = Value::Kind::kStr, d.s = *s;
+          } else {
+            Error(call, display + " needs argument '" + param.name +
+                            "' because a later argument is given");
+          }
+          add_arg(param, ToOpArg(d, param, op_name, call));
+          break;
+        }
+        case ir::OpParam::Kind::kVariadic:
+          for (const Value* p : variadic) add_arg(param, ToArg(*p, node_of(*p)));
+          break;
+        case ir::OpParam::Kind::kAttr:
+          if (value != nullptr) {
+            attrs.emplace_back(param.name, ToAttr(*value, node_of(*value)));
+          } else if (!param.default_value) {
+            Error(call, display + " missing required argument '" + param.name + "'");
+          }
+          break;
+        case ir::OpParam::Kind::kSInfoArgs:
+          if (value != nullptr) {
+            sinfo_args = ToSInfoArgs(*value, param.name == "out_sinfo", node_of(*value));
+          }
+          break;
+      }
+    }
+    std::stable_sort(placed.begin(), placed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    size_t next_placed = 0, next_ordered = 0;
+    size_t total = placed.size() + ordered.size();
+    for (size_t i = 0; i < total; ++i) {
+      if (next_placed < placed.size() &&
+          (static_cast<size_t>(placed[next_placed].first) <= i || next_ordered == ordered.size())) {
+        args.push_back(std::move(placed[next_placed++].second));
+      } else {
+        args.push_back(std::move(ordered[next_ordered++]));
+      }
+    }
+    // Attributes in the order TVM declares (and prints) them; only those written.
+    attrs = ir::OrderAttrs(*info, attrs);
+  }
+  Value v;
+  v.kind = Value::Kind::kExpr;
+  v.expr = std::make_shared<const ir::CallNode>(op, std::move(args), std::move(attrs),
+                                                std::move(sinfo_args), nullptr, SpanOf(call));
+  v.node = call;
+  return v;
+}
+
+std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
+                                                 const PyExpr* node) {
+  std::vector<ir::StructInfo> out;
+  if (v.kind == Value::Kind::kNone) return out;
+  if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
+    for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
+    if (fold_list && out.size() != 1) {
+      return {std::make_shared<const ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
+    }
+    return out;
+  }
+  out.push_back(ToSInfo(v, node));
+  return out;
+}
+
+Value Lowerer::CallPacked(const PyExpr* call) {
+  if (call->items.size() < 2) Error(call, "R.call_packed needs the name of a packed function");
+  const PyExpr* func_node = call->items[1];
+  std::string symbol = ToStr(Eval(func_node), func_node, "the packed function name");
+  std::vector<ir::Expr> args;
+  for (size_t i = 2; i < call->items.size(); ++i) {
+    if (call->items[i]->kind == PyExprKind::kStarred) {
+      Error(call->items[i], "starred arguments are not supported");
+    }
+    args.push_back(ToArg(Eval(call->items[i]), call->items[i]));
+  }
+  ir::AttrMap attrs;
+  std::vector<ir::StructInfo> sinfo_args;
+  for (const PyKeyword& kw : call->keywords) {
+    Value value = Eval(kw.value);
+    if (kw.name == "sinfo_args" || kw.name == "ty_args") {
+      sinfo_args = ToSInfoArgs(value, false, kw.value);
+    } else {
+      attrs = ir::WithAttr(std::move(attrs), std::string(kw.name), ToAttr(value, kw.value));
+    }
+  }
+  Value v;
+  v.kind = Value::Kind::kExpr;
+  v.expr = std::make_shared<const ir::CallNode>(
+      std::make_shared<const ir::ExternFuncNode>(symbol, nullptr, SpanOf(func_node)),
+      std::move(args), std::move(attrs), std::move(sinfo_args), nullptr, SpanOf(call));
+  v.node = call;
+  return v;
+}
+
+Value Lowerer::CallPyFunc(const PyExpr* call) {
+  for (const PyKeyword& kw : call->keywords) {
+    // The printed form (R.call_py_func(R.str("f"), (args,), sinfo_args=...)) is a plain op call.
+    if (kw.name == "sinfo_args" || kw.name == "ty_args") return CallOp("relax.call_py_func", call);
+  }
+  if (call->items.size() < 2) Error(call, "R.call_py_func needs a function name");
+  const PyExpr* func_node = call->items[1];
+  Value func = Eval(func_node);
+  ir::Expr name =
+      func.kind == Value::Kind::kStr
+          ? ir::Expr(std::make_shared<const ir::StringImmNode>(func.s, SpanOf(func_node)))
+          : ToArg(func, func_node);
+  std::vector<ir::Expr> fields;
+  for (size_t i = 2; i < call->items.size(); ++i) {
+    fields.push_back(ToArg(Eval(call->items[i]), call->items[i]));
+  }
+  std::vector<ir::StructInfo> sinfo_args;
+  for (const PyKeyword& kw : call->keywords) {
+    if (kw.name != "out_sinfo" && kw.name != "out_ty") {
+      Error(SpanOf(kw.name_begin, kw.name_begin + static_cast<uint32_t>(kw.name.size())),
+            "R.call_py_func got an unexpected keyword argument '" + std::string(kw.name) + "'");
+    }
+    sinfo_args = ToSInfoArgs(Eval(kw.value), false, kw.value);
+  }
+  ir::Expr args = NormalizeValue(
+      std::make_shared<const ir::TupleNode>(std::move(fields), nullptr, SpanOf(call)));
+  Value v;
+  v.kind = Value::Kind::kExpr;
+  v.expr = std::make_shared<const ir::CallNode>(ir::GetOp("relax.call_py_func"),
+                                                std::vector<ir::Expr>{name, args}, ir::AttrMap{},
+                                                std::move(sinfo_args), nullptr, SpanOf(call));
+  v.node = call;
+  return v;
+}
+
+}  // namespace pipesplit::script

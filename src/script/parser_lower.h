@@ -1,0 +1,327 @@
+// Lowering: the syntax tree of one TVMScript file to an IRModule.
+//
+// Evaluates expressions the way TVM's parser does (TVM's parser is Python evaluation with
+// overloaded names): a Value is what Python would hold (an int, a string, a symbolic
+// PrimExpr, a Relax expression, struct info, a tuple, ...), and each consumer converts it
+// (a Relax argument, an op attribute, a shape dimension). Bindings go through an
+// ir::BlockBuilder per function; nested non-leaf arguments are bound to fresh vars named the
+// way TVM's BlockBuilder names them ("lv"/"gv" plus a counter shared with the user's
+// bindings), so printing reproduces TVM's output.
+//
+// The class is implemented across several files by concept:
+//   parser_module.cc    module level: members, signatures, prim funcs, syntax detection
+//   parser_function.cc  signatures, bodies, statements, nested functions, return
+//   parser_blocks.cc    dataflow blocks, if/else, SeqExpr assembly
+//   parser_binding.cc   bindings, normalization and annotation checks
+//   parser_eval.cc      expression evaluation: names, literals, attributes, subscripts
+//   parser_operators.cc Python operators: folding, TIR arithmetic, Relax operator sugar
+//   parser_call.cc      calls: R.* builtins, op-table argument placement, packed calls
+//   parser_intrinsics.cc T.* and I.* calls: immediates, declarations, intrinsics
+//   parser_sinfo.cc     struct info annotations, symbolic dimensions, vdevices
+//   parser_value.cc     Value conversions (to Relax args, PrimExprs, attributes)
+//   parser_render.cc    struct info rendering for diagnostics
+#ifndef PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
+#define PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "pipesplit/ir/block_builder.h"
+#include "pipesplit/ir/module.h"
+#include "pipesplit/ir/op.h"
+#include "pipesplit/script/parser.h"
+#include "pipesplit/support/source.h"
+#include "src/script/lexer.h"
+#include "src/script/parser_ast.h"
+
+namespace pipesplit::script {
+
+// A Python-level value during evaluation.
+struct Value {
+  enum class Kind : uint8_t {
+    kNone,
+    kBool,
+    kInt,
+    kFloat,
+    kStr,
+    kPrim,       // symbolic/scalar PrimExpr (TirVar, n * 2, T.float32(1.5))
+    kExpr,       // Relax expression (possibly an unnormalized call)
+    kSInfo,      // struct info (R.Tensor(...), T.int64 as a type)
+    kTuple,      // items
+    kList,       // items
+    kDict,       // items = [k0, v0, k1, v1, ...]
+    kModule,     // the module class (`Module`, `cls`)
+    kTypeVar,    // module-level `n = TypeVar("n")`
+    kSymDecl,    // T.int64() / T.Var("n", "int64"): declares a symbolic var when bound
+    kMatchCast,  // R.match_cast(value, sinfo): expr + sinfo
+    kAttr,       // an attribute-only value (I.vdevice(...), T.index_map(...))
+  };
+  Kind kind = Kind::kNone;
+  bool b = false;
+  bool is_size_var = false;  // kSymDecl
+  int64_t i = 0;
+  double f = 0;
+  std::string s;   // kStr; kModule: class name; kTypeVar / kSymDecl: declared name
+  DataType dtype;  // kSymDecl
+  ir::PrimExpr prim;
+  ir::Expr expr;
+  ir::StructInfo sinfo;
+  std::vector<Value> items;
+  ir::AttrValue attr;
+  const PyExpr* node = nullptr;  // the expression it was evaluated from (for locations)
+};
+
+const char* ValueKindName(Value::Kind kind);
+
+// Name -> value bindings with nested frames. O(1) lookup: each name maps to its innermost
+// entry, entries link to the one they shadow, and a frame's entries are the tail of one
+// vector (frames are LIFO), so popping a frame restores the shadowed entries.
+class SymbolTable {
+ public:
+  void PushFrame();
+  void PopFrame();
+  // Binds `name` in the innermost frame (rebinding replaces).
+  void Define(std::string_view name, Value value);
+  // The innermost binding of `name`, or nullptr.
+  const Value* Lookup(std::string_view name) const;
+  // Whether `name` is bound in the innermost frame.
+  bool InInnermostFrame(std::string_view name) const;
+  size_t depth() const { return frame_starts_.size(); }
+
+ private:
+  struct Entry {
+    std::string name;
+    Value value;
+    int64_t shadowed;  // the entry this one hides, or -1
+  };
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::deque<Entry> entries_;  // a deque: growing never moves the (large) entries
+  std::vector<size_t> frame_starts_;
+  std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> innermost_;
+};
+
+// Per-function parsing state (nested functions get their own).
+struct FunctionState {
+  FunctionState* parent = nullptr;
+  std::string name;
+  ir::BlockBuilder bb;
+  // TVM's BlockBuilder names every emitted var "gv" / "lv" plus a counter (its name supply
+  // only ever sees those two hints), whatever name the binding finally gets.
+  int gv_count = 0;
+  int lv_count = 0;
+  std::string FreshName(bool dataflow) {
+    int& count = dataflow ? lv_count : gv_count;
+    std::string name = dataflow ? "lv" : "gv";
+    if (count > 0) name += std::to_string(count);
+    ++count;
+    return name;
+  }
+  // Finished binding blocks of each open SeqExpr (function body, if branches).
+  std::vector<std::vector<ir::BindingBlock>> seq_blocks;
+  // Symbolic declarations found in the top-level body (`n = T.int32()`): their dtype decides
+  // the dtype of the signature's var of that name.
+  std::unordered_map<std::string, Value> prelude_decls;
+  // Dataflow block being parsed.
+  bool in_dataflow = false;
+  bool dataflow_output_seen = false;
+  size_t dataflow_stmt_index = 0;
+  std::unordered_map<std::string, size_t> dataflow_last_binding;  // name -> statement index
+  std::unordered_set<std::string> dataflow_outputs;               // names listed in R.output
+  std::vector<std::pair<std::string, ir::Var>> dataflow_output_vars;
+  std::unordered_set<const ir::VarNode*> dataflow_emitted;
+  // R.func_attr
+  bool has_attrs = false;
+  ir::AttrMap attrs;
+  // Nesting of if branches (dataflow blocks are not allowed inside them and vice versa).
+  int if_depth = 0;
+};
+
+class Lowerer {
+ public:
+  Lowerer(const SourceFile& file, const ParseOptions& options, const SyntaxTree& tree,
+          const LexInfo& lex_info);
+  ir::IRModule Run();
+
+  // ---- Shared helpers (used across the implementation files) ----
+  Span SpanOf(const PyExpr* e) const;
+  Span SpanOf(uint32_t begin, uint32_t end) const;
+  [[noreturn]] void Error(const PyExpr* e, std::string message) const;
+  [[noreturn]] void Error(Span span, std::string message) const;
+  std::string Text(const PyExpr* e) const;
+
+ private:
+  // ---- parser_module.cc ----
+  void DetectSyntax();
+  void LowerModuleClass(const PyStmt* cls);
+  void LowerModuleStatement(const PyStmt* stmt);
+  void DeclareFunction(const PyStmt* def);
+  void LowerPrimFunc(const PyStmt* def);
+  void LowerPyFunc(const PyStmt* def);
+  void AddMember(std::string_view name, Span span, ir::GlobalVar gvar, ir::Expr func);
+  struct DecoratorInfo {
+    bool pure = true;
+    bool is_private = false;
+  };
+  DecoratorInfo LowerFunctionDecorators(const PyStmt* def);
+
+  // ---- parser_function.cc ----
+  // Parses a Relax function (top-level or nested).
+  ir::Function LowerFunction(const PyStmt* def, bool nested);
+  // Signature: params (defined in the current frame) and return annotation (may be null).
+  std::vector<ir::Var> LowerParams(const PyStmt* def);
+  ir::StructInfo LowerReturnAnnotation(const PyStmt* def);
+  void CollectPreludeDecls(const PyStmt* def, FunctionState* fn);
+  void DefineTypeParams(const PyStmt* def);
+  void LowerBody(const std::vector<PyStmt*>& body, bool top_level, ir::Expr* ret);
+  void LowerStatement(const PyStmt* stmt, bool top_level, ir::Expr* ret);
+  void LowerWith(const PyStmt* stmt);
+  void LowerIf(const PyStmt* stmt);
+  void LowerExprStatement(const PyStmt* stmt);
+  void LowerFuncAttr(const PyExpr* call);
+  void LowerOutput(const PyExpr* call);
+  void LowerNestedFunction(const PyStmt* def);
+  ir::Expr LowerReturnValue(const PyStmt* stmt);
+  // Closes the open block and appends it to the innermost SeqExpr's blocks.
+  void FinishBlock();
+  // Builds the SeqExpr of the innermost frame with TVM's block normalization (empty blocks
+  // dropped, adjacent blocks of the same kind merged).
+  ir::Expr MakeSeqExpr(ir::Expr body, Span span);
+
+  // ---- parser_binding.cc ----
+  void LowerAssign(const PyStmt* stmt);
+  void BindTarget(const PyExpr* target, const Value& value, const PyExpr* annotation_node,
+                  const ir::StructInfo& annotation, Span stmt_span);
+  void BindSymbolicDecl(const PyExpr* target, const Value& value);
+  ir::Var EmitBinding(std::string_view name, Span name_span, const Value& value,
+                      const ir::StructInfo& annotation, const PyExpr* annotation_node,
+                      Span stmt_span);
+  ir::Var EmitMatchCast(std::string_view name, Span name_span, const Value& value,
+                        const ir::StructInfo& annotation, const PyExpr* annotation_node,
+                        Span stmt_span);
+  // Makes a new binding var (dataflow or not, by the dataflow rules) and emits the binding.
+  ir::Var EmitVar(std::string_view name, Span name_span, const ir::Expr& value,
+                  const ir::StructInfo& sinfo, const ir::StructInfo* match_sinfo, Span stmt_span);
+  bool IsDataflowBindingName(std::string_view name) const;
+
+ public:
+  // Normalizes a value used as an argument: infers its struct info and binds it to a fresh
+  // var unless it is a leaf or a tuple (TVM's NormalizeArgument).
+  ir::Expr NormalizeArg(const ir::Expr& expr);
+  // Infers the struct info of an expression whose arguments are normalized.
+  ir::Expr NormalizeValue(const ir::Expr& expr);
+  // Emits `value` under a fresh "lv"/"gv" name.
+  ir::Var EmitFresh(const ir::Expr& value);
+
+  // ---- parser_eval.cc ----
+  Value Eval(const PyExpr* e);
+  Value EvalName(const PyExpr* e);
+  Value EvalAttribute(const PyExpr* e);
+  Value EvalSubscript(const PyExpr* e);
+  Value EvalBinOp(const PyExpr* e);
+  Value EvalUnaryOp(const PyExpr* e);
+  Value EvalCompare(const PyExpr* e);
+  Value EvalBoolOp(const PyExpr* e);
+  Value EvalLiteral(const PyExpr* e);
+  Value EvalLambda(const PyExpr* e, DataType index_dtype);
+  // Applies a binary operator to evaluated operands (Python semantics per value kind).
+  Value ApplyBinary(PyOp op, const Value& a, const Value& b, const PyExpr* node);
+  Value RelaxOperator(const char* op_name, std::vector<ir::Expr> args, const PyExpr* node);
+
+  // ---- parser_call.cc ----
+  // Binds the arguments of `call` to the parameters of a builtin with a fixed Python signature;
+  // one node per parameter (null when not given). `call` may be a bare name (no arguments).
+  std::vector<const PyExpr*> BindArgs(const PyExpr* call, const std::string& display,
+                                      const std::vector<std::string_view>& params) const;
+  Value EvalCall(const PyExpr* e);
+  Value EvalRelaxBuiltin(const std::string& name, const PyExpr* call);
+  Value EvalTirBuiltin(const std::string& name, const PyExpr* call);
+  Value EvalIrBuiltin(const std::string& name, const PyExpr* call);
+  Value CallOp(const std::string& op_name, const PyExpr* call);
+  Value CallOpWithArgs(const std::string& op_name, std::vector<Value> positional,
+                       std::vector<std::pair<const PyKeyword*, Value>> keywords,
+                       const PyExpr* call);
+  Value CallPacked(const PyExpr* call);
+  Value CallPyFunc(const PyExpr* call);
+  Value CallValue(const Value& callee, const PyExpr* call);
+  std::vector<ir::StructInfo> ToSInfoArgs(const Value& v, bool fold_list, const PyExpr* node);
+
+  // ---- parser_sinfo.cc ----
+  // Evaluates an annotation to struct info (signature: strings may introduce symbolic vars).
+  ir::StructInfo EvalSInfo(const PyExpr* e, bool signature);
+  ir::StructInfo ToSInfo(const Value& v, const PyExpr* node);
+  Value MakeSInfo(const std::string& name, const PyExpr* call);
+  ir::PrimExpr EvalDim(const PyExpr* e);
+  std::vector<ir::PrimExpr> EvalDims(const PyExpr* e);
+  ir::PrimExpr ParseStringDim(const PyExpr* e);
+  std::string LookupVDevice(const Value& v, const PyExpr* node);
+  // Whether `annotation` can never describe a value of struct info `value` (TVM's kFailL0).
+  static bool StaticallyIncompatible(const ir::StructInfo& annotation, const ir::StructInfo& value);
+
+  // ---- parser_value.cc ----
+  ir::Expr ToExpr(const Value& v, const PyExpr* node);  // convert_to_expr (unnormalized)
+  ir::Expr ToArg(const Value& v, const PyExpr* node);   // ToExpr + NormalizeArg
+  ir::Expr ToOpArg(const Value& v, const ir::OpParam& param, const std::string& op_name,
+                   const PyExpr* node);
+  ir::PrimExpr ToPrim(const Value& v, const PyExpr* node);
+  // The symbolic value of a Relax var of known prim value (R.Prim(value=n); in the current
+  // syntax a `n: T.int64` parameter), or null.
+  static ir::PrimExpr PrimOfVar(const Value& v);
+  bool IsPrimLike(const Value& v) const;
+  ir::AttrValue ToAttr(const Value& v, const PyExpr* node);
+  std::string ToStr(const Value& v, const PyExpr* node, const char* what);
+  int64_t ToInt(const Value& v, const PyExpr* node, const char* what);
+  bool ToBool(const Value& v, const PyExpr* node, const char* what);
+  DataType ToDType(const Value& v, const PyExpr* node);
+  ir::PrimExpr MakeIntImm(int64_t value, DataType dtype, const PyExpr* node);
+  // Coerces two PrimExprs to a common dtype (literal operands take the other's dtype).
+  void MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool b_literal,
+                   const PyExpr* node);
+
+  // ---- State ----
+  const SourceFile& file_;
+  ParseOptions options_;
+  const SyntaxTree& tree_;
+  LexInfo lex_info_;
+  bool current_syntax_ = false;  // the file uses the current (Aug 2026) syntax
+  bool future_annotations_ = false;
+  bool uses_type_var_decls_ = false;  // module-level `n = TypeVar("n")`
+  ir::IRModule module_;
+  std::string module_name_;
+  std::unordered_map<std::string, ir::GlobalVar> globals_;
+  std::unordered_map<std::string, Span> member_spans_;
+  struct VDevice {
+    std::string kind;
+    std::string memory_scope;
+  };
+  std::vector<VDevice> vdevices_;
+  bool metadata_referenced_ = false;
+  SymbolTable symbols_;
+  FunctionState* fn_ = nullptr;
+  bool signature_mode_ = false;  // evaluating a function signature
+  bool create_symbols_ = false;  // undefined names in dimensions become symbolic vars
+};
+
+// Leaf expressions and tuples: what TVM's normalizer leaves in place as an argument.
+bool IsLeafOrTuple(const ir::Expr& e);
+
+// Whether `e` is a call of `R.<name>` written as such ("R.output(...)").
+bool IsRelaxCall(const PyExpr* e, std::string_view name);
+
+// Structural equality of struct info (symbolic vars by identity, dims by ProvablyEqual).
+bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b);
+
+// Renders struct info in the classic TVMScript spelling, for diagnostics.
+std::string RenderStructInfo(const ir::StructInfo& sinfo);
+
+}  // namespace pipesplit::script
+
+#endif  // PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_

@@ -1,0 +1,385 @@
+// Lowering: struct info annotations (R.Tensor, R.Shape, R.Tuple, R.Object / R.Any, R.Prim /
+// T.int64, R.Callable), symbolic dimensions (bare or as strings such as "n * 2" in
+// signatures), vdevice lookup, and the compatibility rules between annotations and values.
+#include "pipesplit/support/diagnostic.h"
+#include "src/script/lexer.h"
+#include "src/script/parser_lower.h"
+#include "src/script/parser_syntax.h"
+
+namespace pipesplit::script {
+namespace {
+
+bool IsSInfoName(std::string_view n) {
+  return n == "Tensor" || n == "Shape" || n == "Tuple" || n == "Object" || n == "Any" ||
+         n == "Prim" || n == "Callable" || n == "PackedFunc";
+}
+
+// Two dimensions that are both constants and differ.
+bool ConstantsDiffer(const ir::PrimExpr& a, const ir::PrimExpr& b) {
+  auto x = ir::AsConstInt(a);
+  auto y = ir::AsConstInt(b);
+  return x && y && *x != *y;
+}
+
+bool DimsIncompatible(const std::vector<ir::PrimExpr>& a, const std::vector<ir::PrimExpr>& b) {
+  if (a.size() != b.size()) return true;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ConstantsDiffer(a[i], b[i])) return true;
+  }
+  return false;
+}
+
+bool SameDims(const std::optional<std::vector<ir::PrimExpr>>& a,
+              const std::optional<std::vector<ir::PrimExpr>>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->size() != b->size()) return false;
+  for (size_t i = 0; i < a->size(); ++i) {
+    if (!ir::ProvablyEqual((*a)[i], (*b)[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ir::StructInfo Lowerer::EvalSInfo(const PyExpr* e, bool signature) {
+  const PyExpr* callee = e->kind == PyExprKind::kCall ? e->items[0] : e;
+  std::string name = DottedName(callee);
+  if (name.rfind("R.", 0) == 0 && symbols_.Lookup("R") == nullptr && !IsSInfoName(name.substr(2))) {
+    Error(callee, "unknown struct info '" + name + "'");
+  }
+  if (e->kind == PyExprKind::kString) {
+    Error(e, "expected struct info but found a string");
+  }
+  bool saved = signature_mode_;
+  signature_mode_ = signature;
+  Value v = Eval(e);
+  signature_mode_ = saved;
+  return ToSInfo(v, e);
+}
+
+ir::StructInfo Lowerer::ToSInfo(const Value& v, const PyExpr* node) {
+  if (v.kind == Value::Kind::kSInfo) return v.sinfo;
+  if (v.kind == Value::Kind::kNone) return ir::VoidSInfo();
+  Error(node, std::string("expected struct info but found ") + ValueKindName(v.kind));
+}
+
+Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
+  Span span = SpanOf(call);
+  const std::string display = "R." + name;
+  Value result;
+  result.kind = Value::Kind::kSInfo;
+  result.node = call;
+  auto is_none = [](const PyExpr* e) { return e == nullptr || e->kind == PyExprKind::kNone; };
+  if (name == "Tensor") {
+    auto a = BindArgs(call, display, {"shape", "dtype", "vdevice", "ndim"});
+    std::optional<std::vector<ir::PrimExpr>> shape;
+    DataType dtype = DataType::Void();
+    std::string vdevice;
+    int ndim = -1;
+    const PyExpr* shape_node = a[0];
+    if (shape_node != nullptr && shape_node->kind == PyExprKind::kString && a[1] == nullptr) {
+      dtype = ToDType(Eval(shape_node), shape_node);  // R.Tensor("float32")
+      shape_node = nullptr;
+    }
+    if (!is_none(shape_node)) {
+      if (shape_node->kind == PyExprKind::kTuple || shape_node->kind == PyExprKind::kList) {
+        shape = EvalDims(shape_node);
+      } else {
+        Value sv = Eval(shape_node);
+        const auto* shape_sinfo = sv.kind == Value::Kind::kExpr
+                                      ? ir::As<ir::ShapeSInfoNode>(sv.expr->struct_info())
+                                      : nullptr;
+        if (shape_sinfo == nullptr) {
+          Error(shape_node, "the shape of R.Tensor must be a tuple or list of dimensions");
+        }
+        if (shape_sinfo->values()) {
+          shape = *shape_sinfo->values();
+        } else {
+          ndim = shape_sinfo->ndim();
+        }
+      }
+    }
+    if (!is_none(a[1])) dtype = ToDType(Eval(a[1]), a[1]);
+    if (!is_none(a[2])) vdevice = LookupVDevice(Eval(a[2]), a[2]);
+    if (!is_none(a[3])) {
+      int64_t n = ToInt(Eval(a[3]), a[3], "ndim");
+      if (n < -1 || n > 1 << 20) Error(a[3], "invalid ndim " + std::to_string(n));
+      if (shape && n != -1 && static_cast<size_t>(n) != shape->size()) {
+        Error(a[3], "ndim " + std::to_string(n) + " does not match the shape's " +
+                        std::to_string(shape->size()) + " dimensions");
+      }
+      if (!shape) ndim = static_cast<int>(n);
+    }
+    if (shape) {
+      result.sinfo =
+          std::make_shared<const ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
+    } else {
+      result.sinfo = std::make_shared<const ir::TensorSInfoNode>(dtype, ndim, vdevice, span);
+    }
+    return result;
+  }
+  if (name == "Shape") {
+    auto a = BindArgs(call, display, {"values", "ndim"});
+    int ndim = -1;
+    if (!is_none(a[1])) {
+      int64_t n = ToInt(Eval(a[1]), a[1], "ndim");
+      if (n < -1 || n > 1 << 20) Error(a[1], "invalid ndim " + std::to_string(n));
+      ndim = static_cast<int>(n);
+    }
+    if (!is_none(a[0])) {
+      std::vector<ir::PrimExpr> values = EvalDims(a[0]);
+      if (ndim != -1 && static_cast<size_t>(ndim) != values.size()) {
+        Error(a[1], "ndim " + std::to_string(ndim) + " does not match the " +
+                        std::to_string(values.size()) + " values");
+      }
+      result.sinfo = std::make_shared<const ir::ShapeSInfoNode>(std::move(values), span);
+    } else {
+      result.sinfo = std::make_shared<const ir::ShapeSInfoNode>(ndim, span);
+    }
+    return result;
+  }
+  if (name == "Tuple") {
+    std::vector<ir::StructInfo> fields;
+    if (call->kind == PyExprKind::kCall) {
+      if (!call->keywords.empty()) Error(call, "R.Tuple takes no keyword arguments");
+      std::vector<const PyExpr*> nodes(call->items.begin() + 1, call->items.end());
+      if (nodes.size() == 1 &&
+          (nodes[0]->kind == PyExprKind::kTuple || nodes[0]->kind == PyExprKind::kList)) {
+        nodes.assign(nodes[0]->items.begin(), nodes[0]->items.end());
+      }
+      for (const PyExpr* n : nodes) fields.push_back(ToSInfo(Eval(n), n));
+    }
+    result.sinfo = std::make_shared<const ir::TupleSInfoNode>(std::move(fields), span);
+    return result;
+  }
+  if (name == "Object" || name == "Any") {
+    BindArgs(call, display, {});
+    result.sinfo = std::make_shared<const ir::ObjectSInfoNode>(span);
+    return result;
+  }
+  if (name == "Prim") {
+    auto a = BindArgs(call, display, {"dtype", "value"});
+    std::optional<DataType> dtype;
+    if (!is_none(a[0])) dtype = ToDType(Eval(a[0]), a[0]);
+    ir::PrimExpr value;
+    if (!is_none(a[1])) value = EvalDim(a[1]);
+    if (!dtype && !value) Error(call, "R.Prim needs a dtype or a value");
+    if (!dtype) dtype = value->dtype();
+    result.sinfo = std::make_shared<const ir::PrimSInfoNode>(*dtype, value, span);
+    return result;
+  }
+  if (name == "Callable") {
+    auto a = BindArgs(call, display, {"params", "ret", "purity", "derive_func"});
+    std::optional<std::vector<ir::StructInfo>> params;
+    if (!is_none(a[0])) {
+      Value pv = Eval(a[0]);
+      params.emplace();
+      if (pv.kind == Value::Kind::kTuple || pv.kind == Value::Kind::kList) {
+        for (const Value& p : pv.items) params->push_back(ToSInfo(p, p.node ? p.node : a[0]));
+      } else {
+        params->push_back(ToSInfo(pv, a[0]));
+      }
+    }
+    ir::StructInfo ret = is_none(a[1]) ? ir::ObjectSInfo() : ToSInfo(Eval(a[1]), a[1]);
+    bool purity = params.has_value();
+    if (!is_none(a[2])) purity = ToBool(Eval(a[2]), a[2], "purity");
+    if (!is_none(a[3])) Error(a[3], "R.Callable's derive_func is not supported");
+    result.sinfo = std::make_shared<const ir::FuncSInfoNode>(std::move(params), ret, purity, span);
+    return result;
+  }
+  if (name == "PackedFunc") {
+    result.sinfo =
+        std::make_shared<const ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false, span);
+    return result;
+  }
+  Error(call, "unknown struct info '" + display + "'");
+}
+
+std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
+  std::vector<ir::PrimExpr> dims;
+  if (e->kind == PyExprKind::kTuple || e->kind == PyExprKind::kList) {
+    dims.reserve(e->items.size());
+    for (const PyExpr* item : e->items) dims.push_back(EvalDim(item));
+    return dims;
+  }
+  Value v = Eval(e);
+  if (v.kind != Value::Kind::kTuple && v.kind != Value::Kind::kList) {
+    Error(e, std::string("expected a list of dimensions but found ") + ValueKindName(v.kind));
+  }
+  for (const Value& item : v.items) dims.push_back(ToPrim(item, item.node ? item.node : e));
+  return dims;
+}
+
+ir::PrimExpr Lowerer::EvalDim(const PyExpr* e) {
+  if (e->kind == PyExprKind::kString) return ParseStringDim(e);
+  bool saved = create_symbols_;
+  if (signature_mode_) create_symbols_ = true;
+  Value v = Eval(e);
+  create_symbols_ = saved;
+  if (v.kind == Value::Kind::kStr) Error(e, "a symbolic dimension must be a literal string");
+  return ToPrim(v, e);
+}
+
+ir::PrimExpr Lowerer::ParseStringDim(const PyExpr* e) {
+  std::string_view t = e->text;
+  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] ||
+      t.find('\\') != std::string_view::npos ||
+      t.substr(1, t.size() - 2).find(t[0]) != std::string_view::npos) {
+    Error(e, "a symbolic dimension must be a plain string literal without escapes");
+  }
+  std::vector<Token> tokens = LexExpression(file_, e->begin + 1, e->end - 1, options_.max_depth);
+  if (tokens.size() <= 1) Error(e, "empty symbolic dimension");
+  SyntaxTree tree;
+  SyntaxParser parser(file_, tokens, options_.max_depth, &tree);
+  const PyExpr* expr = parser.ParseStandaloneExpression();
+  bool saved = create_symbols_;
+  if (signature_mode_) create_symbols_ = true;
+  Value v = Eval(expr);
+  create_symbols_ = saved;
+  if (v.kind == Value::Kind::kStr) Error(e, "a symbolic dimension must not be a nested string");
+  return ToPrim(v, e);
+}
+
+std::string Lowerer::LookupVDevice(const Value& v, const PyExpr* node) {
+  std::string s = ToStr(v, node, "vdevice");
+  std::string kind = s.substr(0, s.find(':'));
+  int64_t index = 0;
+  size_t colon = s.find(':');
+  if (colon != std::string::npos) {
+    std::string rest = s.substr(colon + 1);
+    rest = rest.substr(0, rest.find(':'));
+    if (rest.empty() || rest.size() > 9 ||
+        rest.find_first_not_of("0123456789") != std::string::npos) {
+      Error(node, "invalid vdevice '" + s +
+                      "': expected \"kind\", \"kind:index\" or "
+                      "\"kind:index:scope\"");
+    }
+    index = std::stoll(rest);
+  }
+  if (vdevices_.empty()) {
+    Error(node, "vdevice '" + s + "' needs I.module_global_infos({\"vdevice\": [...]})");
+  }
+  int64_t count = 0;
+  for (size_t i = 0; i < vdevices_.size(); ++i) {
+    const VDevice& vd = vdevices_[i];
+    bool match = kind == "vdevice" ? static_cast<int64_t>(i) == index
+                                   : (vd.kind == kind && count++ == index);
+    if (!match) continue;
+    int64_t within_kind = 0;
+    for (size_t j = 0; j < i; ++j) within_kind += vdevices_[j].kind == vd.kind;
+    return vd.kind + ":" + std::to_string(within_kind) + ":" + vd.memory_scope;
+  }
+  return {};  // TVM warns and drops an unknown vdevice
+}
+
+bool Lowerer::StaticallyIncompatible(const ir::StructInfo& annotation,
+                                     const ir::StructInfo& value) {
+  using ir::NodeKind;
+  if (annotation->kind() == NodeKind::kObjectSInfo || value->kind() == NodeKind::kObjectSInfo) {
+    return false;
+  }
+  if (annotation->kind() != value->kind()) return true;
+  switch (annotation->kind()) {
+    case NodeKind::kPrimSInfo: {
+      const auto* a = static_cast<const ir::PrimSInfoNode*>(annotation.get());
+      const auto* v = static_cast<const ir::PrimSInfoNode*>(value.get());
+      if (!a->dtype().is_void() && !v->dtype().is_void() && a->dtype() != v->dtype()) return true;
+      return a->value() && v->value() && ConstantsDiffer(a->value(), v->value());
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* a = static_cast<const ir::ShapeSInfoNode*>(annotation.get());
+      const auto* v = static_cast<const ir::ShapeSInfoNode*>(value.get());
+      if (a->ndim() != -1 && v->ndim() != -1 && a->ndim() != v->ndim()) return true;
+      return a->values() && v->values() && DimsIncompatible(*a->values(), *v->values());
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* a = static_cast<const ir::TensorSInfoNode*>(annotation.get());
+      const auto* v = static_cast<const ir::TensorSInfoNode*>(value.get());
+      if (!a->dtype().is_void() && !v->dtype().is_void() && a->dtype() != v->dtype()) return true;
+      if (a->ndim() != -1 && v->ndim() != -1 && a->ndim() != v->ndim()) return true;
+      if (!a->vdevice().empty() && !v->vdevice().empty() && a->vdevice() != v->vdevice()) {
+        return true;
+      }
+      return a->shape() && v->shape() && DimsIncompatible(*a->shape(), *v->shape());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* a = static_cast<const ir::TupleSInfoNode*>(annotation.get());
+      const auto* v = static_cast<const ir::TupleSInfoNode*>(value.get());
+      if (a->fields().size() != v->fields().size()) return true;
+      for (size_t i = 0; i < a->fields().size(); ++i) {
+        if (StaticallyIncompatible(a->fields()[i], v->fields()[i])) return true;
+      }
+      return false;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* a = static_cast<const ir::FuncSInfoNode*>(annotation.get());
+      const auto* v = static_cast<const ir::FuncSInfoNode*>(value.get());
+      if (a->params() && v->params()) {
+        if (a->params()->size() != v->params()->size()) return true;
+        for (size_t i = 0; i < a->params()->size(); ++i) {
+          if (StaticallyIncompatible((*v->params())[i], (*a->params())[i])) return true;
+        }
+      }
+      return StaticallyIncompatible(a->ret(), v->ret());
+    }
+    default:
+      return false;
+  }
+}
+
+bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b) {
+  using ir::NodeKind;
+  if (a == b) return true;
+  if (a->kind() != b->kind()) return false;
+  switch (a->kind()) {
+    case NodeKind::kObjectSInfo:
+      return true;
+    case NodeKind::kPrimSInfo: {
+      const auto* x = static_cast<const ir::PrimSInfoNode*>(a.get());
+      const auto* y = static_cast<const ir::PrimSInfoNode*>(b.get());
+      if (x->dtype() != y->dtype() || (x->value() == nullptr) != (y->value() == nullptr)) {
+        return false;
+      }
+      return !x->value() || ir::ProvablyEqual(x->value(), y->value());
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* x = static_cast<const ir::ShapeSInfoNode*>(a.get());
+      const auto* y = static_cast<const ir::ShapeSInfoNode*>(b.get());
+      return x->ndim() == y->ndim() && SameDims(x->values(), y->values());
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* x = static_cast<const ir::TensorSInfoNode*>(a.get());
+      const auto* y = static_cast<const ir::TensorSInfoNode*>(b.get());
+      return x->dtype() == y->dtype() && x->ndim() == y->ndim() && x->vdevice() == y->vdevice() &&
+             SameDims(x->shape(), y->shape());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* x = static_cast<const ir::TupleSInfoNode*>(a.get());
+      const auto* y = static_cast<const ir::TupleSInfoNode*>(b.get());
+      if (x->fields().size() != y->fields().size()) return false;
+      for (size_t i = 0; i < x->fields().size(); ++i) {
+        if (!SameStructInfo(x->fields()[i], y->fields()[i])) return false;
+      }
+      return true;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* x = static_cast<const ir::FuncSInfoNode*>(a.get());
+      const auto* y = static_cast<const ir::FuncSInfoNode*>(b.get());
+      if (x->is_pure() != y->is_pure() || x->params().has_value() != y->params().has_value()) {
+        return false;
+      }
+      if (x->params()) {
+        if (x->params()->size() != y->params()->size()) return false;
+        for (size_t i = 0; i < x->params()->size(); ++i) {
+          if (!SameStructInfo((*x->params())[i], (*y->params())[i])) return false;
+        }
+      }
+      return SameStructInfo(x->ret(), y->ret());
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace pipesplit::script

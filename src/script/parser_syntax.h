@@ -1,0 +1,123 @@
+// Syntax parser: tokens to the syntax tree of parser_ast.h (Python grammar subset).
+//
+// Recursive descent with Python's precedence levels. Recursion follows the input's nesting,
+// which the lexer caps for brackets and indentation; the remaining recursive forms (unary
+// operators, lambdas, conditional expressions) and the depth of every built node are capped
+// at max_depth here. Function definitions decorated with @T.prim_func or @I.pyfunc are not
+// parsed: their text is kept (kOpaqueDef) from the decorator to the end of the body.
+#ifndef PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
+#define PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pipesplit/support/source.h"
+#include "src/script/lexer.h"
+#include "src/script/parser_ast.h"
+
+namespace pipesplit::script {
+
+class SyntaxParser {
+ public:
+  SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
+               SyntaxTree* tree);
+
+  // Parses a whole file into tree->body.
+  void ParseFile();
+  // Parses the tokens as a single expression (from LexExpression).
+  PyExpr* ParseStandaloneExpression();
+
+ private:
+  // ---- Token access ----
+  const Token& Peek(size_t ahead = 0) const;
+  const Token& Next();
+  bool AtPunct(Punct punct, size_t ahead = 0) const;
+  bool AtKeyword(std::string_view keyword, size_t ahead = 0) const;
+  bool AtKind(TokenKind kind) const { return Peek().kind == kind; }
+  bool AcceptPunct(Punct punct);
+  const Token& ExpectPunct(Punct punct);
+  std::string_view ExpectName(const char* what);
+  void ExpectNewline();
+  std::string_view TokenText(const Token& token) const;
+  [[noreturn]] void ErrorAt(const Token& token, std::string message) const;
+  [[noreturn]] void ErrorAt(uint32_t begin, uint32_t end, std::string message) const;
+  [[noreturn]] void ExpectedError(const char* what) const;
+
+  // ---- Statements (parser_syntax_stmt.cc) ----
+  void ParseStatement(std::vector<PyStmt*>* out);
+  void ParseSimpleStatements(std::vector<PyStmt*>* out);
+  PyStmt* ParseSmallStatement();
+  std::vector<PyStmt*> ParseSuite();
+  PyStmt* ParseIf(uint32_t begin);
+  PyStmt* ParseWith();
+  PyStmt* ParseDecorated();
+  PyStmt* ParseFunctionDef(uint32_t begin, std::vector<PyExpr*> decorators);
+  PyStmt* ParseClassDef(uint32_t begin, std::vector<PyExpr*> decorators);
+  PyStmt* ParseOpaqueDef(uint32_t begin, std::vector<PyExpr*> decorators);
+  PyStmt* ParseImport();
+  std::vector<PyParam> ParseParams();
+  std::vector<PyParam> ParseTypeParams();
+  bool IsOpaqueDecorator(const PyExpr* decorator) const;
+  bool CanStartExpression(const Token& token) const;
+
+  // ---- Expressions (parser_syntax_expr.cc) ----
+  PyExpr* ParseTestList();  // test (',' test)* [','] -> tuple when a comma appears
+  PyExpr* ParseTest();      // conditional expression / lambda
+  PyExpr* ParseLambda();
+  PyExpr* ParseOrTest();
+  PyExpr* ParseAndTest();
+  PyExpr* ParseNotTest();
+  PyExpr* ParseComparison();
+  PyExpr* ParseBinary(int level);  // | ^ & << >> + - * / // % @
+  PyExpr* ParseFactor();
+  PyExpr* ParsePower();
+  PyExpr* ParseAtomExpr();
+  PyExpr* ParseAtom();
+  PyExpr* ParseParenthesized();
+  PyExpr* ParseListDisplay();
+  PyExpr* ParseDictDisplay();
+  PyExpr* ParseCallArgs(PyExpr* func);
+  PyExpr* ParseSubscript(PyExpr* value);
+  PyExpr* ParseSliceItem();
+  PyExpr* ParseStrings();
+
+  // Node construction; the node's depth is 1 + its deepest child, capped at max_depth.
+  PyExpr* NewExpr(PyExprKind kind, uint32_t begin, uint32_t end);
+  PyExpr* NewNode(PyExprKind kind, PyOp op, std::vector<PyExpr*> items, uint32_t begin,
+                  uint32_t end);
+  void SetDepth(PyExpr* e);
+
+  // Decodes one string token's value (prefixes, escapes); appends to *out.
+  void DecodeString(const Token& token, std::string* out) const;
+
+  // Guards recursion on input-controlled depth.
+  class DepthGuard {
+   public:
+    DepthGuard(SyntaxParser* parser, uint32_t begin);
+    ~DepthGuard() { --parser_->recursion_; }
+
+   private:
+    SyntaxParser* parser_;
+  };
+
+  const SourceFile& file_;
+  const std::vector<Token>& tokens_;
+  int max_depth_;
+  SyntaxTree* tree_;
+  size_t pos_ = 0;
+  uint32_t prev_end_ = 0;  // end of the last consumed name/number/string/punct token
+  int recursion_ = 0;
+};
+
+enum class IntLiteralStatus : uint8_t { kOk, kOverflow, kInvalid };
+// Decodes a Python integer literal ("123", "0x1f", "1_000") into an int64.
+IntLiteralStatus DecodeIntLiteral(std::string_view text, int64_t* value);
+// Decodes a Python float literal ("1.5", "1e-05"); nullopt for imaginary literals.
+std::optional<double> DecodeFloatLiteral(std::string_view text);
+
+}  // namespace pipesplit::script
+
+#endif  // PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_

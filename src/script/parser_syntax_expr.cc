@@ -1,0 +1,591 @@
+// Syntax parser, part 1: token access, diagnostics and expressions.
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
+#include "pipesplit/support/diagnostic.h"
+#include "src/script/parser_syntax.h"
+
+namespace pipesplit::script {
+namespace {
+
+bool IsKeyword(std::string_view s) {
+  static constexpr std::string_view kKeywords[] = {
+      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+  // Keywords are 2 to 8 letters and start with a letter that few identifiers start with.
+  if (s.size() < 2 || s.size() > 8) return false;
+  for (std::string_view k : kKeywords) {
+    if (k[0] == s[0] && k == s) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+SyntaxParser::SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
+                           SyntaxTree* tree)
+    : file_(file), tokens_(tokens), max_depth_(max_depth), tree_(tree) {}
+
+SyntaxParser::DepthGuard::DepthGuard(SyntaxParser* parser, uint32_t begin) : parser_(parser) {
+  if (++parser_->recursion_ > parser_->max_depth_) {
+    --parser_->recursion_;
+    parser_->ErrorAt(begin, begin + 1,
+                     "expression is nested too deeply (limit " +
+                         std::to_string(parser_->max_depth_) + " levels)");
+  }
+}
+
+// ---- Token access ----
+
+const Token& SyntaxParser::Peek(size_t ahead) const {
+  size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+  return tokens_[i];
+}
+
+const Token& SyntaxParser::Next() {
+  const Token& t = tokens_[pos_];
+  if (pos_ + 1 < tokens_.size()) ++pos_;
+  if (t.kind != TokenKind::kNewline && t.kind != TokenKind::kIndent &&
+      t.kind != TokenKind::kDedent && t.kind != TokenKind::kEnd) {
+    prev_end_ = t.end;
+  }
+  return t;
+}
+
+bool SyntaxParser::AtPunct(Punct punct, size_t ahead) const {
+  const Token& t = Peek(ahead);
+  return t.kind == TokenKind::kPunct && t.punct == punct;
+}
+
+bool SyntaxParser::AtKeyword(std::string_view keyword, size_t ahead) const {
+  const Token& t = Peek(ahead);
+  return t.kind == TokenKind::kName && TokenText(t) == keyword;
+}
+
+bool SyntaxParser::AcceptPunct(Punct punct) {
+  if (!AtPunct(punct)) return false;
+  Next();
+  return true;
+}
+
+const Token& SyntaxParser::ExpectPunct(Punct punct) {
+  if (!AtPunct(punct)) {
+    ErrorAt(Peek(), std::string("expected '") + PunctSpelling(punct) + "' but found " +
+                        DescribeToken(file_, Peek()));
+  }
+  return Next();
+}
+
+std::string_view SyntaxParser::ExpectName(const char* what) {
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kName || IsKeyword(TokenText(t))) ExpectedError(what);
+  Next();
+  return TokenText(t);
+}
+
+void SyntaxParser::ExpectNewline() {
+  if (AtKind(TokenKind::kNewline)) {
+    Next();
+    return;
+  }
+  if (AtKind(TokenKind::kEnd)) return;
+  ErrorAt(Peek(), "expected newline but found " + DescribeToken(file_, Peek()));
+}
+
+std::string_view SyntaxParser::TokenText(const Token& token) const {
+  return std::string_view(file_.text()).substr(token.begin, token.end - token.begin);
+}
+
+void SyntaxParser::ErrorAt(const Token& token, std::string message) const {
+  uint32_t end = token.end > token.begin ? token.end : token.begin + 1;
+  ErrorAt(token.begin, end, std::move(message));
+}
+
+void SyntaxParser::ErrorAt(uint32_t begin, uint32_t end, std::string message) const {
+  uint32_t size = static_cast<uint32_t>(file_.text().size());
+  begin = std::min(begin, size);
+  ThrowError(Span{file_.id(), begin, std::clamp(end, begin, size)}, std::move(message));
+}
+
+void SyntaxParser::ExpectedError(const char* what) const {
+  ErrorAt(Peek(), std::string("expected ") + what + " but found " + DescribeToken(file_, Peek()));
+}
+
+bool SyntaxParser::CanStartExpression(const Token& t) const {
+  switch (t.kind) {
+    case TokenKind::kNumber:
+    case TokenKind::kString:
+      return true;
+    case TokenKind::kName: {
+      std::string_view s = TokenText(t);
+      return !IsKeyword(s) || s == "None" || s == "True" || s == "False" || s == "not" ||
+             s == "lambda";
+    }
+    case TokenKind::kPunct:
+      return t.punct == Punct::kLParen || t.punct == Punct::kLBracket ||
+             t.punct == Punct::kLBrace || t.punct == Punct::kMinus || t.punct == Punct::kPlus ||
+             t.punct == Punct::kTilde || t.punct == Punct::kEllipsis || t.punct == Punct::kStar;
+    default:
+      return false;
+  }
+}
+
+// ---- Node construction ----
+
+PyExpr* SyntaxParser::NewExpr(PyExprKind kind, uint32_t begin, uint32_t end) {
+  PyExpr* e = tree_->NewExpr(kind);
+  e->begin = begin;
+  e->end = end;
+  return e;
+}
+
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, std::vector<PyExpr*> items, uint32_t begin,
+                              uint32_t end) {
+  PyExpr* e = NewExpr(kind, begin, end);
+  e->op = op;
+  e->items = tree_->List(items);
+  SetDepth(e);
+  return e;
+}
+
+void SyntaxParser::SetDepth(PyExpr* e) {
+  uint32_t depth = 0;
+  for (const PyExpr* item : e->items) {
+    if (item != nullptr) depth = std::max(depth, item->depth);
+  }
+  for (const PyKeyword& kw : e->keywords) {
+    if (kw.value != nullptr) depth = std::max(depth, kw.value->depth);
+  }
+  e->depth = depth + 1;
+  if (e->depth > static_cast<uint32_t>(max_depth_)) {
+    ErrorAt(e->begin, e->end,
+            "expression is nested too deeply (limit " + std::to_string(max_depth_) + " levels)");
+  }
+}
+
+// ---- Expressions ----
+
+PyExpr* SyntaxParser::ParseStandaloneExpression() {
+  PyExpr* e = ParseTest();
+  while (AtKind(TokenKind::kNewline)) Next();
+  if (!AtKind(TokenKind::kEnd)) ExpectedError("end of expression");
+  return e;
+}
+
+PyExpr* SyntaxParser::ParseTestList() {
+  uint32_t begin = Peek().begin;
+  PyExpr* first = ParseTest();
+  if (!AtPunct(Punct::kComma)) return first;
+  std::vector<PyExpr*> items{first};
+  while (AcceptPunct(Punct::kComma)) {
+    if (!CanStartExpression(Peek())) break;
+    items.push_back(ParseTest());
+  }
+  return NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseTest() {
+  DepthGuard guard(this, Peek().begin);
+  if (AtKeyword("lambda")) return ParseLambda();
+  uint32_t begin = Peek().begin;
+  PyExpr* body = ParseOrTest();
+  if (!AtKeyword("if")) return body;
+  Next();
+  PyExpr* cond = ParseOrTest();
+  if (!AtKeyword("else")) ExpectedError("'else'");
+  Next();
+  PyExpr* orelse = ParseTest();
+  return NewNode(PyExprKind::kIfExp, PyOp::kNone, {cond, body, orelse}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseLambda() {
+  uint32_t begin = Next().begin;  // 'lambda'
+  std::vector<PyKeyword> params;
+  while (!AtPunct(Punct::kColon)) {
+    uint32_t name_begin = Peek().begin;
+    std::string_view name = ExpectName("a lambda parameter name");
+    params.push_back({name, name_begin, nullptr});
+    if (AtPunct(Punct::kAssign)) ErrorAt(Peek(), "lambda parameter defaults are not supported");
+    if (!AcceptPunct(Punct::kComma)) break;
+  }
+  ExpectPunct(Punct::kColon);
+  PyExpr* body = ParseTest();
+  PyExpr* e = NewExpr(PyExprKind::kLambda, begin, prev_end_);
+  e->items = tree_->List(std::vector<PyExpr*>{body});
+  e->keywords = tree_->List(params);
+  SetDepth(e);
+  return e;
+}
+
+PyExpr* SyntaxParser::ParseOrTest() {
+  uint32_t begin = Peek().begin;
+  PyExpr* first = ParseAndTest();
+  if (!AtKeyword("or")) return first;
+  std::vector<PyExpr*> items{first};
+  while (AtKeyword("or")) {
+    Next();
+    items.push_back(ParseAndTest());
+  }
+  return NewNode(PyExprKind::kBoolOp, PyOp::kOr, std::move(items), begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseAndTest() {
+  uint32_t begin = Peek().begin;
+  PyExpr* first = ParseNotTest();
+  if (!AtKeyword("and")) return first;
+  std::vector<PyExpr*> items{first};
+  while (AtKeyword("and")) {
+    Next();
+    items.push_back(ParseNotTest());
+  }
+  return NewNode(PyExprKind::kBoolOp, PyOp::kAnd, std::move(items), begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseNotTest() {
+  if (!AtKeyword("not")) return ParseComparison();
+  DepthGuard guard(this, Peek().begin);
+  uint32_t begin = Next().begin;
+  PyExpr* operand = ParseNotTest();
+  return NewNode(PyExprKind::kUnaryOp, PyOp::kNot, {operand}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseComparison() {
+  uint32_t begin = Peek().begin;
+  PyExpr* lhs = ParseBinary(0);
+  auto comparison_op = [&]() -> PyOp {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kPunct) {
+      switch (t.punct) {
+        case Punct::kLess:
+          return PyOp::kLt;
+        case Punct::kGreater:
+          return PyOp::kGt;
+        case Punct::kLessEq:
+          return PyOp::kLtE;
+        case Punct::kGreaterEq:
+          return PyOp::kGtE;
+        case Punct::kEqEq:
+          return PyOp::kEq;
+        case Punct::kNotEq:
+          return PyOp::kNotEq;
+        default:
+          return PyOp::kNone;
+      }
+    }
+    if (AtKeyword("in")) return PyOp::kIn;
+    if (AtKeyword("is")) return AtKeyword("not", 1) ? PyOp::kIsNot : PyOp::kIs;
+    if (AtKeyword("not") && AtKeyword("in", 1)) return PyOp::kNotIn;
+    return PyOp::kNone;
+  };
+  PyOp op = comparison_op();
+  if (op == PyOp::kNone) return lhs;
+  Next();
+  if (op == PyOp::kIsNot || op == PyOp::kNotIn) Next();
+  PyExpr* rhs = ParseBinary(0);
+  if (comparison_op() != PyOp::kNone) ErrorAt(Peek(), "chained comparisons are not supported");
+  return NewNode(PyExprKind::kCompare, op, {lhs, rhs}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseBinary(int level) {
+  if (level > 5) return ParseFactor();
+  uint32_t begin = Peek().begin;
+  PyExpr* lhs = ParseBinary(level + 1);
+  while (true) {
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kPunct) break;
+    PyOp op = PyOp::kNone;
+    switch (level) {
+      case 0:
+        if (t.punct == Punct::kPipe) op = PyOp::kBitOr;
+        break;
+      case 1:
+        if (t.punct == Punct::kCaret) op = PyOp::kBitXor;
+        break;
+      case 2:
+        if (t.punct == Punct::kAmp) op = PyOp::kBitAnd;
+        break;
+      case 3:
+        if (t.punct == Punct::kLShift) op = PyOp::kLShift;
+        if (t.punct == Punct::kRShift) op = PyOp::kRShift;
+        break;
+      case 4:
+        if (t.punct == Punct::kPlus) op = PyOp::kAdd;
+        if (t.punct == Punct::kMinus) op = PyOp::kSub;
+        break;
+      default:
+        if (t.punct == Punct::kStar) op = PyOp::kMul;
+        if (t.punct == Punct::kSlash) op = PyOp::kDiv;
+        if (t.punct == Punct::kDoubleSlash) op = PyOp::kFloorDiv;
+        if (t.punct == Punct::kPercent) op = PyOp::kMod;
+        if (t.punct == Punct::kAt) op = PyOp::kMatMul;
+        break;
+    }
+    if (op == PyOp::kNone) break;
+    Next();
+    PyExpr* rhs = ParseBinary(level + 1);
+    lhs = NewNode(PyExprKind::kBinOp, op, {lhs, rhs}, begin, prev_end_);
+  }
+  return lhs;
+}
+
+PyExpr* SyntaxParser::ParseFactor() {
+  const Token& t = Peek();
+  PyOp op = PyOp::kNone;
+  if (t.kind == TokenKind::kPunct) {
+    if (t.punct == Punct::kMinus) op = PyOp::kUSub;
+    if (t.punct == Punct::kPlus) op = PyOp::kUAdd;
+    if (t.punct == Punct::kTilde) op = PyOp::kInvert;
+  }
+  if (op == PyOp::kNone) return ParsePower();
+  DepthGuard guard(this, t.begin);
+  uint32_t begin = Next().begin;
+  PyExpr* operand = ParseFactor();
+  return NewNode(PyExprKind::kUnaryOp, op, {operand}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParsePower() {
+  uint32_t begin = Peek().begin;
+  PyExpr* base = ParseAtomExpr();
+  if (!AtPunct(Punct::kDoubleStar)) return base;
+  Next();
+  PyExpr* exponent = ParseFactor();
+  return NewNode(PyExprKind::kBinOp, PyOp::kPow, {base, exponent}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseAtomExpr() {
+  uint32_t begin = Peek().begin;
+  PyExpr* e = ParseAtom();
+  while (true) {
+    if (AtPunct(Punct::kLParen)) {
+      e = ParseCallArgs(e);
+    } else if (AtPunct(Punct::kLBracket)) {
+      e = ParseSubscript(e);
+    } else if (AtPunct(Punct::kDot)) {
+      Next();
+      uint32_t name_begin = Peek().begin;
+      std::string_view name = ExpectName("an attribute name");
+      PyExpr* attr = NewNode(PyExprKind::kAttribute, PyOp::kNone, {e}, begin, prev_end_);
+      attr->text = name;
+      (void)name_begin;
+      e = attr;
+    } else {
+      break;
+    }
+  }
+  return e;
+}
+
+PyExpr* SyntaxParser::ParseAtom() {
+  const Token& t = Peek();
+  switch (t.kind) {
+    case TokenKind::kName: {
+      std::string_view s = TokenText(t);
+      if (s == "None" || s == "True" || s == "False") {
+        Next();
+        PyExpr* e = NewExpr(s == "None" ? PyExprKind::kNone : PyExprKind::kBool, t.begin, t.end);
+        e->bool_value = s == "True";
+        e->text = s;
+        return e;
+      }
+      if (IsKeyword(s)) ExpectedError("an expression");
+      Next();
+      PyExpr* e = NewExpr(PyExprKind::kName, t.begin, t.end);
+      e->text = s;
+      return e;
+    }
+    case TokenKind::kNumber: {
+      Next();
+      std::string_view s = TokenText(t);
+      bool is_float = false;
+      bool is_prefixed =
+          s.size() > 1 && s[0] == '0' && std::isalpha(static_cast<unsigned char>(s[1]));
+      if (!is_prefixed) {
+        for (char c : s) {
+          if (c == '.' || c == 'e' || c == 'E') is_float = true;
+          if (c == 'j' || c == 'J') ErrorAt(t, "complex literals are not supported");
+        }
+      }
+      PyExpr* e = NewExpr(is_float ? PyExprKind::kFloat : PyExprKind::kInt, t.begin, t.end);
+      e->text = s;
+      return e;
+    }
+    case TokenKind::kString:
+      return ParseStrings();
+    case TokenKind::kPunct:
+      switch (t.punct) {
+        case Punct::kLParen:
+          return ParseParenthesized();
+        case Punct::kLBracket:
+          return ParseListDisplay();
+        case Punct::kLBrace:
+          return ParseDictDisplay();
+        case Punct::kEllipsis: {
+          Next();
+          return NewExpr(PyExprKind::kEllipsis, t.begin, t.end);
+        }
+        default:
+          break;
+      }
+      break;
+    default:
+      break;
+  }
+  ExpectedError("an expression");
+}
+
+PyExpr* SyntaxParser::ParseParenthesized() {
+  uint32_t begin = Next().begin;  // '('
+  if (AtPunct(Punct::kRParen)) {
+    Next();
+    return NewNode(PyExprKind::kTuple, PyOp::kNone, {}, begin, prev_end_);
+  }
+  PyExpr* first = ParseTest();
+  if (AtKeyword("for")) ErrorAt(Peek(), "generator expressions are not supported");
+  if (AcceptPunct(Punct::kRParen)) {
+    first->parenthesized = true;
+    return first;
+  }
+  std::vector<PyExpr*> items{first};
+  while (AcceptPunct(Punct::kComma)) {
+    if (AtPunct(Punct::kRParen)) break;
+    items.push_back(ParseTest());
+  }
+  ExpectPunct(Punct::kRParen);
+  PyExpr* tuple = NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), begin, prev_end_);
+  tuple->parenthesized = true;
+  return tuple;
+}
+
+PyExpr* SyntaxParser::ParseListDisplay() {
+  uint32_t begin = Next().begin;  // '['
+  std::vector<PyExpr*> items;
+  while (!AtPunct(Punct::kRBracket)) {
+    items.push_back(ParseTest());
+    if (AtKeyword("for")) ErrorAt(Peek(), "list comprehensions are not supported");
+    if (!AcceptPunct(Punct::kComma)) break;
+  }
+  ExpectPunct(Punct::kRBracket);
+  return NewNode(PyExprKind::kList, PyOp::kNone, std::move(items), begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseDictDisplay() {
+  uint32_t begin = Next().begin;  // '{'
+  std::vector<PyExpr*> items;
+  while (!AtPunct(Punct::kRBrace)) {
+    if (AtPunct(Punct::kDoubleStar)) ErrorAt(Peek(), "dictionary unpacking is not supported");
+    items.push_back(ParseTest());
+    if (!AtPunct(Punct::kColon)) {
+      if (AtPunct(Punct::kComma) || AtPunct(Punct::kRBrace)) {
+        ErrorAt(Peek(), "set displays are not supported");
+      }
+      ExpectPunct(Punct::kColon);
+    }
+    Next();
+    items.push_back(ParseTest());
+    if (AtKeyword("for")) ErrorAt(Peek(), "dictionary comprehensions are not supported");
+    if (!AcceptPunct(Punct::kComma)) break;
+  }
+  ExpectPunct(Punct::kRBrace);
+  return NewNode(PyExprKind::kDict, PyOp::kNone, std::move(items), begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
+  Next();  // '('
+  PyExpr* call = NewExpr(PyExprKind::kCall, func->begin, func->end);
+  std::vector<PyExpr*> items{func};
+  std::vector<PyKeyword> keywords;
+  while (!AtPunct(Punct::kRParen)) {
+    const Token& t = Peek();
+    if (t.kind == TokenKind::kName && AtPunct(Punct::kAssign, 1)) {
+      std::string_view name = ExpectName("a keyword argument name");
+      Next();  // '='
+      PyExpr* value = ParseTest();
+      for (const PyKeyword& kw : keywords) {
+        if (kw.name == name) {
+          ErrorAt(t, "keyword argument '" + std::string(name) + "' repeated");
+        }
+      }
+      keywords.push_back({name, t.begin, value});
+    } else if (AtPunct(Punct::kDoubleStar)) {
+      ErrorAt(t, "'**' arguments are not supported");
+    } else {
+      if (!keywords.empty()) {
+        ErrorAt(t, "positional argument follows keyword argument");
+      }
+      PyExpr* arg;
+      if (AtPunct(Punct::kStar)) {
+        uint32_t star = Next().begin;
+        PyExpr* value = ParseTest();
+        arg = NewNode(PyExprKind::kStarred, PyOp::kNone, {value}, star, prev_end_);
+      } else {
+        arg = ParseTest();
+      }
+      if (AtKeyword("for")) ErrorAt(Peek(), "generator expressions are not supported");
+      items.push_back(arg);
+    }
+    if (!AcceptPunct(Punct::kComma)) break;
+  }
+  ExpectPunct(Punct::kRParen);
+  call->items = tree_->List(items);
+  call->keywords = tree_->List(keywords);
+  call->end = prev_end_;
+  SetDepth(call);
+  return call;
+}
+
+PyExpr* SyntaxParser::ParseSubscript(PyExpr* value) {
+  uint32_t index_begin = Next().end;  // '['
+  std::vector<PyExpr*> items;
+  bool trailing_comma = false;
+  while (!AtPunct(Punct::kRBracket)) {
+    items.push_back(ParseSliceItem());
+    trailing_comma = AcceptPunct(Punct::kComma);
+    if (!trailing_comma) break;
+  }
+  if (items.empty()) ExpectedError("a subscript");
+  uint32_t index_end = Peek().begin;
+  ExpectPunct(Punct::kRBracket);
+  PyExpr* index = items[0];
+  if (items.size() > 1 || trailing_comma) {
+    index = NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), index_begin, index_end);
+  }
+  return NewNode(PyExprKind::kSubscript, PyOp::kNone, {value, index}, value->begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseSliceItem() {
+  uint32_t begin = Peek().begin;
+  PyExpr* lower = nullptr;
+  if (!AtPunct(Punct::kColon)) {
+    lower = ParseTest();
+    if (!AtPunct(Punct::kColon)) return lower;
+  }
+  Next();  // ':'
+  PyExpr* upper = nullptr;
+  PyExpr* step = nullptr;
+  if (!AtPunct(Punct::kColon) && !AtPunct(Punct::kComma) && !AtPunct(Punct::kRBracket)) {
+    upper = ParseTest();
+  }
+  if (AcceptPunct(Punct::kColon)) {
+    if (!AtPunct(Punct::kComma) && !AtPunct(Punct::kRBracket)) step = ParseTest();
+  }
+  return NewNode(PyExprKind::kSlice, PyOp::kNone, {lower, upper, step}, begin, prev_end_);
+}
+
+PyExpr* SyntaxParser::ParseStrings() {
+  const Token& first = Peek();
+  PyExpr* e = NewExpr(PyExprKind::kString, first.begin, first.end);
+  std::string value;
+  while (AtKind(TokenKind::kString)) {
+    const Token& t = Next();
+    DecodeString(t, &value);
+    e->end = t.end;
+  }
+  e->str = tree_->Str(std::move(value));
+  e->text = std::string_view(file_.text()).substr(e->begin, e->end - e->begin);
+  return e;
+}
+
+}  // namespace pipesplit::script
