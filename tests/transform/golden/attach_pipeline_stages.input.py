@@ -1,0 +1,19 @@
+# RUN: attach-pipeline-stages{stages=2,funcs=main}
+# Marks `main` for two stages; `other` is not named and keeps its attributes.
+@I.ir_module
+class Module:
+    @R.function
+    def other(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        return x
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            w: R.Tensor((4,), dtype="float32") = packed_params[0]
+            a: R.Tensor((4,), dtype="float32") = R.add(x, w)
+            b: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", a, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            gv: R.Tensor((4,), dtype="float32") = R.multiply(b, b)
+            R.output(gv)
+        return gv
