@@ -128,7 +128,6 @@ class WellFormedChecker {
   bool in_dataflow_ = false;
   int depth_ = 0;
   int callable_depth_ = 0;  // > 0 while inside a callable struct info's signature
-  std::vector<const ir::PrimExprNode*> prim_stack_;  // CheckTirVars(PrimExpr)
   bool reported_depth_ = false;
 
   ir::BlockBuilder builder_;  // re-infers call struct info (no scope open: every var defined)

@@ -438,45 +438,7 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
 
 void WellFormedChecker::CheckTirVars(const PrimExpr& expr, Span context) {
   if (expr == nullptr) return;
-  // Iterative: symbolic expressions may be long operator chains.
-  std::vector<const PrimExprNode*>& stack = prim_stack_;  // reused: no re-entry from here
-  stack.assign(1, expr.get());
-  while (!stack.empty()) {
-    const PrimExprNode* e = stack.back();
-    stack.pop_back();
-    if (e == nullptr) continue;
-    switch (e->kind()) {
-      case NodeKind::kTirVar:
-        UseTirVar(static_cast<const TirVarNode*>(e), context);
-        break;
-      case NodeKind::kBinary: {
-        const auto* n = static_cast<const BinaryNode*>(e);
-        stack.push_back(n->b().get());
-        stack.push_back(n->a().get());
-        break;
-      }
-      case NodeKind::kNot:
-        stack.push_back(static_cast<const NotNode*>(e)->a().get());
-        break;
-      case NodeKind::kCast:
-        stack.push_back(static_cast<const CastNode*>(e)->value().get());
-        break;
-      case NodeKind::kSelect: {
-        const auto* n = static_cast<const SelectNode*>(e);
-        stack.push_back(n->false_value().get());
-        stack.push_back(n->true_value().get());
-        stack.push_back(n->cond().get());
-        break;
-      }
-      case NodeKind::kPrimCall: {
-        const auto& args = static_cast<const PrimCallNode*>(e)->args();
-        for (size_t i = args.size(); i-- > 0;) stack.push_back(args[i].get());
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  VisitTirVars(expr, [&](const TirVar& var) { UseTirVar(var.get(), context); });
 }
 
 }  // namespace pipesplit::analysis

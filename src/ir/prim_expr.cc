@@ -449,11 +449,21 @@ PrimExpr Substitute(const PrimExpr& e, const TirVarMap& map) {
 }
 
 void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& fn) {
-  if (e->kind() == NodeKind::kTirVar) {
-    fn(std::static_pointer_cast<const TirVarNode>(e));
-    return;
+  // Iterative, in source order: symbolic expressions may be long operator chains.
+  std::vector<PrimExpr> stack{e};
+  std::vector<PrimExpr> children;
+  while (!stack.empty()) {
+    PrimExpr node = std::move(stack.back());
+    stack.pop_back();
+    if (node == nullptr) continue;
+    if (node->kind() == NodeKind::kTirVar) {
+      fn(std::static_pointer_cast<const TirVarNode>(node));
+      continue;
+    }
+    children.clear();
+    ForEachChild(node, [&](const PrimExpr& c) { children.push_back(c); });
+    stack.insert(stack.end(), children.rbegin(), children.rend());
   }
-  ForEachChild(e, [&](const PrimExpr& c) { VisitTirVars(c, fn); });
 }
 
 std::vector<TirVar> FreeTirVars(const PrimExpr& e) {

@@ -214,6 +214,23 @@ ir::StructInfo Lowerer::LowerReturnAnnotation(const PyStmt* def) {
   return EvalSInfo(def->returns, true);
 }
 
+ir::StructInfo Lowerer::DeclaredSignature(const PyStmt* def, FunctionState* parent,
+                                          const ir::StructInfo& unannotated) {
+  DecoratorInfo deco = LowerFunctionDecorators(def);
+  FunctionState scratch;
+  scratch.parent = parent;
+  FunctionState* saved = fn_;
+  fn_ = &scratch;
+  symbols_.PushFrame();
+  DefineTypeParams(def);
+  CollectPreludeDecls(def, &scratch);
+  std::vector<ir::Var> params = LowerParams(def);
+  ir::StructInfo ret = LowerReturnAnnotation(def);
+  symbols_.PopFrame();
+  fn_ = saved;
+  return ir::FunctionSInfo(params, ret ? ret : unannotated, deco.pure);
+}
+
 ir::Function Lowerer::LowerFunction(const PyStmt* def, bool nested) {
   DecoratorInfo deco = LowerFunctionDecorators(def);
   FunctionState state;
@@ -375,21 +392,8 @@ void Lowerer::LowerNestedFunction(const PyStmt* def) {
   ir::Var reserved;
   if (symbols_.Lookup(def->name) == nullptr && StmtsCallName(def->body, def->name)) {
     // A recursive local function: a var typed by its signature is visible in its own body.
-    DecoratorInfo deco = LowerFunctionDecorators(def);
-    FunctionState scratch;
-    scratch.parent = fn_;
-    FunctionState* saved = fn_;
-    fn_ = &scratch;
-    symbols_.PushFrame();
-    DefineTypeParams(def);
-    CollectPreludeDecls(def, &scratch);
-    std::vector<ir::Var> params = LowerParams(def);
-    ir::StructInfo ret = LowerReturnAnnotation(def);
-    symbols_.PopFrame();
-    fn_ = saved;
-    reserved = ir::MakeVar(std::string(def->name),
-                           ir::FunctionSInfo(params, ret ? ret : ir::VoidSInfo(), deco.pure), false,
-                           name_span);
+    reserved = ir::MakeVar(std::string(def->name), DeclaredSignature(def, fn_, ir::VoidSInfo()),
+                           false, name_span);
     Value v;
     v.kind = Value::Kind::kExpr;
     v.expr = reserved;

@@ -79,6 +79,14 @@ struct Value {
 
 const char* ValueKindName(Value::Kind kind);
 
+// Python scalars, with the expression they came from.
+Value MakeInt(int64_t v, const PyExpr* node);
+Value MakeFloat(double v, const PyExpr* node);
+Value MakeBool(bool v, const PyExpr* node);
+bool IsNumber(const Value& v);   // bool, int or float
+double AsDouble(const Value& v);  // of a number
+int64_t AsInt(const Value& v);    // of a bool or int
+
 // Name -> value bindings with nested frames. O(1) lookup: each name maps to its innermost
 // entry, entries link to the one they shadow, and a frame's entries are the tail of one
 // vector (frames are LIFO), so popping a frame restores the shadowed entries.
@@ -181,6 +189,11 @@ class Lowerer {
   ir::StructInfo LowerReturnAnnotation(const PyStmt* def);
   void CollectPreludeDecls(const PyStmt* def, FunctionState* fn);
   void DefineTypeParams(const PyStmt* def);
+  // The callable struct info a signature declares, parsed in a scratch scope under `parent`
+  // (for GlobalVars declared before bodies, and recursive local functions); `unannotated` is
+  // the return struct info used when the signature has no return annotation.
+  ir::StructInfo DeclaredSignature(const PyStmt* def, FunctionState* parent,
+                                   const ir::StructInfo& unannotated);
   void LowerBody(const std::vector<PyStmt*>& body, bool top_level, ir::Expr* ret);
   void LowerStatement(const PyStmt* stmt, bool top_level, ir::Expr* ret);
   void LowerWith(const PyStmt* stmt);

@@ -370,19 +370,8 @@ void Lowerer::DeclareFunction(const PyStmt* def) {
   std::string name(def->name);
   Span span = SpanOf(def->name_begin, def->name_begin + static_cast<uint32_t>(def->name.size()));
   if (globals_.count(name)) Error(span, "duplicate module member '" + name + "'");
-  DecoratorInfo deco = LowerFunctionDecorators(def);
-  FunctionState scratch;
-  FunctionState* saved = fn_;
-  fn_ = &scratch;
-  symbols_.PushFrame();
-  DefineTypeParams(def);
-  CollectPreludeDecls(def, &scratch);
-  std::vector<ir::Var> params = LowerParams(def);
-  ir::StructInfo ret = LowerReturnAnnotation(def);
-  symbols_.PopFrame();
-  fn_ = saved;
   // TVM declares an unannotated return as R.Object (it is refined when the body is parsed).
-  ir::StructInfo sinfo = ir::FunctionSInfo(params, ret ? ret : ir::ObjectSInfo(), deco.pure);
+  ir::StructInfo sinfo = DeclaredSignature(def, nullptr, ir::ObjectSInfo());
   globals_[name] = std::make_shared<const ir::GlobalVarNode>(name, sinfo, span);
   member_spans_[name] = span;
 }

@@ -8,6 +8,43 @@
 
 namespace pipesplit::script {
 
+Value MakeInt(int64_t v, const PyExpr* node) {
+  Value r;
+  r.kind = Value::Kind::kInt;
+  r.i = v;
+  r.node = node;
+  return r;
+}
+
+Value MakeFloat(double v, const PyExpr* node) {
+  Value r;
+  r.kind = Value::Kind::kFloat;
+  r.f = v;
+  r.node = node;
+  return r;
+}
+
+Value MakeBool(bool v, const PyExpr* node) {
+  Value r;
+  r.kind = Value::Kind::kBool;
+  r.b = v;
+  r.node = node;
+  return r;
+}
+
+bool IsNumber(const Value& v) {
+  return v.kind == Value::Kind::kInt || v.kind == Value::Kind::kFloat ||
+         v.kind == Value::Kind::kBool;
+}
+
+double AsDouble(const Value& v) {
+  if (v.kind == Value::Kind::kFloat) return v.f;
+  if (v.kind == Value::Kind::kBool) return v.b ? 1.0 : 0.0;
+  return static_cast<double>(v.i);
+}
+
+int64_t AsInt(const Value& v) { return v.kind == Value::Kind::kBool ? (v.b ? 1 : 0) : v.i; }
+
 const char* ValueKindName(Value::Kind kind) {
   switch (kind) {
     case Value::Kind::kNone:

@@ -255,7 +255,10 @@ TEST(AnalysisCorpusTest, HandWrittenInputsEqualTvmPrinting) {
   std::cout << "tvm-printer *.in.py vs *.tvm.py: " << pairs << " pairs, " << parsed
             << " both parsed, " << equal << " structurally equal\n"
             << report;
-  EXPECT_GT(equal, 0);
+  // Floor measured when written; the rest are parser sugar TVM expands (R.nn.relu6 to R.clip,
+  // attention with a bias to R.nn.attention_bias, lambda index maps, vdevice targets, Python
+  // constants from the enclosing test) and attribute spellings ("" for a void dtype).
+  EXPECT_GE(equal, 1167);
 }
 
 }  // namespace
