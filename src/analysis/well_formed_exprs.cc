@@ -14,24 +14,7 @@ namespace {
 
 std::string Quoted(const std::string& name) { return "'" + (name.empty() ? "v" : name) + "'"; }
 
-bool IsLeafOrTuple(const Expr& e) {
-  switch (e->kind()) {
-    case NodeKind::kVar:
-    case NodeKind::kDataflowVar:
-    case NodeKind::kGlobalVar:
-    case NodeKind::kConstant:
-    case NodeKind::kTuple:
-    case NodeKind::kShapeExpr:
-    case NodeKind::kPrimValue:
-    case NodeKind::kStringImm:
-    case NodeKind::kDataTypeImm:
-    case NodeKind::kOp:
-    case NodeKind::kExternFunc:
-      return true;
-    default:
-      return false;
-  }
-}
+bool IsLeafOrTuple(const Expr& e) { return IsLeafExpr(e) || e->kind() == NodeKind::kTuple; }
 
 bool IsCallTir(const CallNode& call) {
   return call.IsOp("relax.call_tir") || call.IsOp("relax.call_tir_inplace") ||

@@ -8,24 +8,6 @@
 namespace pipesplit::ir {
 namespace {
 
-bool IsLeaf(const Expr& e) {
-  switch (e->kind()) {
-    case NodeKind::kVar:
-    case NodeKind::kDataflowVar:
-    case NodeKind::kGlobalVar:
-    case NodeKind::kConstant:
-    case NodeKind::kShapeExpr:
-    case NodeKind::kPrimValue:
-    case NodeKind::kStringImm:
-    case NodeKind::kDataTypeImm:
-    case NodeKind::kOp:
-    case NodeKind::kExternFunc:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Least upper bound of two struct infos, coarse: equal (as nodes or by IsBaseOf both ways)
 // keeps it; tensors of one dtype and rank keep those; anything else is R.Object.
 StructInfo Unify(const StructInfo& a, const StructInfo& b) {
@@ -168,7 +150,7 @@ void BlockBuilder::EmitNormalized(const Binding& binding) {
 
 Expr BlockBuilder::NormalizeArgument(const Expr& arg) {
   Expr normalized = Normalize(arg);
-  if (!in_block() || IsLeaf(normalized) || normalized->kind() == NodeKind::kTuple ||
+  if (!in_block() || IsLeafExpr(normalized) || normalized->kind() == NodeKind::kTuple ||
       normalized->kind() == NodeKind::kFunction) {
     return normalized;
   }

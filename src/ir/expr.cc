@@ -69,4 +69,22 @@ PrimFuncNode::PrimFuncNode(std::string name, std::string text, bool is_private, 
       text_(std::move(text)),
       is_private_(is_private) {}
 
+bool IsLeafExpr(const Expr& e) {
+  switch (e->kind()) {
+    case NodeKind::kVar:
+    case NodeKind::kDataflowVar:
+    case NodeKind::kGlobalVar:
+    case NodeKind::kConstant:
+    case NodeKind::kShapeExpr:
+    case NodeKind::kPrimValue:
+    case NodeKind::kStringImm:
+    case NodeKind::kDataTypeImm:
+    case NodeKind::kOp:
+    case NodeKind::kExternFunc:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace pipesplit::ir

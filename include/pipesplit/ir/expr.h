@@ -366,6 +366,10 @@ inline Var MakeVar(std::string name, StructInfo sinfo, bool is_dataflow = false,
   return std::make_shared<const VarNode>(std::move(name), std::move(sinfo), is_dataflow, span);
 }
 
+// True for the leaf expressions of Relax's normal form: vars, global vars, constants, shape and
+// prim values, string and dtype immediates, ops and extern funcs (not tuples).
+bool IsLeafExpr(const Expr& e);
+
 // The struct info of a Function: R.Callable((param infos), ret, purity).
 StructInfo FunctionSInfo(const std::vector<Var>& params, const StructInfo& ret, bool is_pure);
 
