@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <sstream>
+#include <unordered_map>
+#include <vector>
 
 #include "pipesplit/support/check.h"
 #include "src/runtime/kernel_util.h"
@@ -22,6 +25,51 @@ constexpr size_t kAlignment = 64;
 
 // The data pointer of zero-element tensors: defined, aligned, never read.
 alignas(kAlignment) const unsigned char kEmptyStorage[kAlignment] = {};
+
+// Recycles freed tensor buffers by exact size. A forward pass allocates the same sizes layer
+// after layer, and a fresh large allocation costs a page fault per page (glibc maps it anew
+// and unmaps it on free), so reusing buffers removes most of the kernel time of a run. Small
+// buffers go straight to malloc, which already recycles them; the cache is bounded.
+class BufferPool {
+ public:
+  static BufferPool& Global() {
+    static BufferPool* pool = new BufferPool();  // never destroyed: tensors may outlive main
+    return *pool;
+  }
+
+  void* Acquire(size_t bytes) {
+    if (bytes >= kMinPooled) {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = free_.find(bytes);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= bytes;
+        return p;
+      }
+    }
+    return std::aligned_alloc(kAlignment, bytes);
+  }
+
+  void Release(void* p, size_t bytes) {
+    if (bytes >= kMinPooled) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + bytes <= kMaxCached) {
+        free_[bytes].push_back(p);
+        cached_ += bytes;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+ private:
+  static constexpr size_t kMinPooled = size_t{64} << 10;
+  static constexpr size_t kMaxCached = size_t{256} << 20;
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+};
 
 }  // namespace
 
@@ -152,12 +200,13 @@ TensorBuilder::TensorBuilder(DataType dtype, Shape shape)
   size_t bytes = static_cast<size_t>(numel_ * elem);
   bytes = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (bytes == 0) bytes = kAlignment;
-  void* data = std::aligned_alloc(kAlignment, bytes);
+  void* data = BufferPool::Global().Acquire(bytes);
   if (data == nullptr) {
     detail::ThrowError("tensor: cannot allocate " + std::to_string(bytes) + " bytes for " +
                        dtype_.ToString() + ShapeToString(shape_));
   }
-  storage_ = std::shared_ptr<void>(data, [](void* p) { std::free(p); });
+  storage_ =
+      std::shared_ptr<void>(data, [bytes](void* p) { BufferPool::Global().Release(p, bytes); });
   data_ = data;
 }
 
