@@ -448,8 +448,13 @@ PrimExpr Substitute(const PrimExpr& e, const TirVarMap& map) {
   return MapChildren(e, [&](const PrimExpr& c) { return Substitute(c, map); });
 }
 
-void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& fn) {
-  // Iterative, in source order: symbolic expressions may be long operator chains.
+namespace {
+
+// Recursion for the usual shallow shapes (no allocation); past kMaxRecursion an explicit stack
+// takes over, so long operator chains cannot exhaust the call stack.
+constexpr int kMaxRecursion = 64;
+
+void VisitTirVarsDeep(const PrimExpr& e, const std::function<void(const TirVar&)>& fn) {
   std::vector<PrimExpr> stack{e};
   std::vector<PrimExpr> children;
   while (!stack.empty()) {
@@ -464,6 +469,31 @@ void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& f
     ForEachChild(node, [&](const PrimExpr& c) { children.push_back(c); });
     stack.insert(stack.end(), children.rbegin(), children.rend());
   }
+}
+
+void VisitTirVarsAt(const PrimExpr& e, const std::function<void(const TirVar&)>& fn, int depth) {
+  if (e == nullptr) return;
+  switch (e->kind()) {
+    case NodeKind::kTirVar:
+      fn(std::static_pointer_cast<const TirVarNode>(e));
+      return;
+    case NodeKind::kIntImm:
+    case NodeKind::kFloatImm:
+      return;
+    default:
+      break;
+  }
+  if (depth >= kMaxRecursion) {
+    VisitTirVarsDeep(e, fn);
+    return;
+  }
+  ForEachChild(e, [&](const PrimExpr& c) { VisitTirVarsAt(c, fn, depth + 1); });
+}
+
+}  // namespace
+
+void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& fn) {
+  VisitTirVarsAt(e, fn, 0);
 }
 
 std::vector<TirVar> FreeTirVars(const PrimExpr& e) {

@@ -20,10 +20,9 @@ using ir::TirVar;
 using ir::TirVarNode;
 
 std::vector<TirVar> SymbolsOf(const ir::StructInfo& sinfo) {
-  std::vector<TirVar> out;
-  std::unordered_set<const TirVarNode*> seen;
+  std::vector<TirVar> out;  // a struct info mentions a handful of vars: linear dedupe
   ir::VisitTirVars(sinfo, [&](const TirVar& v) {
-    if (seen.insert(v.get()).second) out.push_back(v);
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   });
   return out;
 }
