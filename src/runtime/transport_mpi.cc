@@ -1,12 +1,17 @@
 // MPI transport (see transport.h). Messages between a pair of ranks: a header on kHeaderTag
-// (int64: magic, dtype code, bits, lanes, ndim, nbytes, dims...), then the bytes on kBodyTag
-// in chunks of at most 1 GiB. Aborts travel on kAbortTag to every other rank. Every wait
-// polls, so a dead or silent peer ends in a timeout, never a hang.
+// (int64: magic, dtype code, bits, lanes, ndim, nbytes, dims...), sent as bytes. A body of at
+// most kInlineBytes follows the header in the same message (one message, one copy: cheaper
+// than a second message for small tensors); a larger body follows on kBodyTag in chunks of at
+// most 1 GiB, received straight into the tensor. Aborts travel on kAbortTag to every other
+// rank. Every wait polls (spin, then yield, then short sleeps), so a dead or silent peer ends
+// in a timeout, never a hang.
 // The C API only (no deprecated C++ bindings).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <chrono>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -20,6 +25,8 @@ constexpr int kBodyTag = 102;
 constexpr int kAbortTag = 103;
 constexpr int64_t kMagic = 0x7073706c6974;  // "psplit"
 constexpr int64_t kChunk = int64_t{1} << 30;
+constexpr int64_t kInlineBytes = int64_t{64} << 10;
+constexpr int64_t kFixedHeader = 6;  // int64 fields before the dims
 
 void EnsureInit() {
   int initialized = 0;
@@ -53,11 +60,18 @@ class MpiTransport : public Transport {
                                    tensor.ndim(),
                                    tensor.nbytes()};
     header.insert(header.end(), tensor.shape().begin(), tensor.shape().end());
+    const size_t header_bytes = header.size() * sizeof(int64_t);
+    const bool inline_body = tensor.nbytes() <= kInlineBytes;
+    std::vector<char> message(header_bytes + (inline_body ? tensor.nbytes() : 0));
+    std::memcpy(message.data(), header.data(), header_bytes);
+    if (inline_body && tensor.nbytes() > 0) {
+      std::memcpy(message.data() + header_bytes, tensor.raw_data(), tensor.nbytes());
+    }
     std::vector<MPI_Request> requests(1);
-    MPI_Isend(header.data(), static_cast<int>(header.size()), MPI_INT64_T, to, kHeaderTag,
+    MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_BYTE, to, kHeaderTag,
               MPI_COMM_WORLD, &requests[0]);
     const char* bytes = static_cast<const char*>(tensor.raw_data());
-    for (int64_t offset = 0; offset < tensor.nbytes(); offset += kChunk) {
+    for (int64_t offset = 0; !inline_body && offset < tensor.nbytes(); offset += kChunk) {
       int count = static_cast<int>(std::min(kChunk, tensor.nbytes() - offset));
       requests.emplace_back();
       MPI_Isend(bytes + offset, count, MPI_BYTE, to, kBodyTag, MPI_COMM_WORLD, &requests.back());
@@ -67,43 +81,61 @@ class MpiTransport : public Transport {
 
   Tensor Recv(int to, int from, std::chrono::milliseconds timeout) override {
     CheckPeer(from);
-    auto deadline = std::chrono::steady_clock::now() + timeout;
+    auto start = std::chrono::steady_clock::now();
+    auto deadline = start + timeout;
     MPI_Status status;
-    for (int spins = 0;; ++spins) {
+    for (;;) {
       CheckAbort();
       int flag = 0;
       MPI_Iprobe(from, kHeaderTag, MPI_COMM_WORLD, &flag, &status);
       if (flag) break;
-      if (std::chrono::steady_clock::now() > deadline) {
+      auto now = std::chrono::steady_clock::now();
+      if (now > deadline) {
         throw RuntimeError("timed out after " + Seconds(timeout) +
                            " waiting for a tensor from worker " + std::to_string(from));
       }
-      Backoff(spins);
+      Backoff(now - start);
     }
     int count = 0;
-    MPI_Get_count(&status, MPI_INT64_T, &count);
-    std::vector<int64_t> header(std::max(count, 0));
-    MPI_Recv(header.data(), count, MPI_INT64_T, from, kHeaderTag, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    if (count < 6 || header[0] != kMagic || header[4] < 0 || header[4] + 6 != count) {
-      throw RuntimeError("malformed tensor header from worker " + std::to_string(from));
+    MPI_Get_count(&status, MPI_BYTE, &count);
+    std::vector<char> message(std::max(count, 0));
+    MPI_Recv(message.data(), count, MPI_BYTE, from, kHeaderTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    auto malformed = [&] {
+      return RuntimeError("malformed tensor header from worker " + std::to_string(from));
+    };
+    const size_t fixed_bytes = kFixedHeader * sizeof(int64_t);
+    if (message.size() < fixed_bytes) throw malformed();
+    int64_t fixed[kFixedHeader];
+    std::memcpy(fixed, message.data(), fixed_bytes);
+    const int64_t ndim = fixed[4], nbytes = fixed[5];
+    if (fixed[0] != kMagic || ndim < 0 || ndim > (count - static_cast<int64_t>(fixed_bytes)) / 8) {
+      throw malformed();
     }
-    DataType dtype(static_cast<DataType::Code>(header[1]), static_cast<uint16_t>(header[2]),
-                   static_cast<uint16_t>(header[3]));
-    Shape shape(header.begin() + 6, header.end());
+    const size_t header_bytes = fixed_bytes + static_cast<size_t>(ndim) * sizeof(int64_t);
+    const bool inline_body = nbytes >= 0 && nbytes <= kInlineBytes;
+    if (message.size() != header_bytes + (inline_body ? static_cast<size_t>(nbytes) : 0)) {
+      throw malformed();
+    }
+    DataType dtype(static_cast<DataType::Code>(fixed[1]), static_cast<uint16_t>(fixed[2]),
+                   static_cast<uint16_t>(fixed[3]));
+    Shape shape(static_cast<size_t>(ndim));
+    if (ndim > 0) std::memcpy(shape.data(), message.data() + fixed_bytes, ndim * sizeof(int64_t));
     TensorBuilder builder(dtype, shape);
-    if (builder.nbytes() != header[5]) {
+    if (builder.nbytes() != nbytes) {
       throw RuntimeError("tensor from worker " + std::to_string(from) + " announces " +
-                         std::to_string(header[5]) + " bytes for " + dtype.ToString() +
+                         std::to_string(nbytes) + " bytes for " + dtype.ToString() +
                          ShapeToString(shape));
     }
-    std::vector<MPI_Request> requests;
     char* bytes = static_cast<char*>(builder.raw_data());
-    for (int64_t offset = 0; offset < builder.nbytes(); offset += kChunk) {
-      int chunk = static_cast<int>(std::min(kChunk, builder.nbytes() - offset));
+    if (inline_body) {
+      if (nbytes > 0) std::memcpy(bytes, message.data() + header_bytes, nbytes);
+      return std::move(builder).Publish();
+    }
+    std::vector<MPI_Request> requests;
+    for (int64_t offset = 0; offset < nbytes; offset += kChunk) {
+      int chunk = static_cast<int>(std::min(kChunk, nbytes - offset));
       requests.emplace_back();
-      MPI_Irecv(bytes + offset, chunk, MPI_BYTE, from, kBodyTag, MPI_COMM_WORLD,
-                &requests.back());
+      MPI_Irecv(bytes + offset, chunk, MPI_BYTE, from, kBodyTag, MPI_COMM_WORLD, &requests.back());
     }
     Wait(requests, timeout, "receiving a tensor from worker " + std::to_string(from));
     (void)to;
@@ -128,9 +160,15 @@ class MpiTransport : public Transport {
     return std::to_string(ms.count()) + " ms";
   }
 
-  static void Backoff(int spins) {
-    if (spins < 64) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(spins < 1024 ? 20 : 200));
+  // Busy-polls while a message is likely imminent, then yields the core (ranks may outnumber
+  // cores), then sleeps briefly so a long wait costs no CPU.
+  static void Backoff(std::chrono::steady_clock::duration waited) {
+    if (waited < std::chrono::microseconds(200)) return;
+    if (waited < std::chrono::milliseconds(20)) {
+      std::this_thread::yield();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
 
   void CheckPeer(int peer) const {
@@ -157,8 +195,9 @@ class MpiTransport : public Transport {
 
   void Wait(std::vector<MPI_Request>& requests, std::chrono::milliseconds timeout,
             const std::string& what) {
-    auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (int spins = 0;; ++spins) {
+    auto start = std::chrono::steady_clock::now();
+    auto deadline = start + timeout;
+    for (;;) {
       int done = 0;
       MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
       if (done) return;
@@ -173,10 +212,9 @@ class MpiTransport : public Transport {
         }
         throw;
       }
-      if (std::chrono::steady_clock::now() > deadline) {
-        throw RuntimeError("timed out after " + Seconds(timeout) + " " + what);
-      }
-      Backoff(spins);
+      auto now = std::chrono::steady_clock::now();
+      if (now > deadline) throw RuntimeError("timed out after " + Seconds(timeout) + " " + what);
+      Backoff(now - start);
     }
   }
 
