@@ -433,12 +433,27 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
     // Attributes in the order TVM declares (and prints) them; only those written.
     attrs = ir::OrderAttrs(*info, attrs);
   }
+  DesugarOpCall(op_name, call, &op, &args, &attrs);
   Value v;
   v.kind = Value::Kind::kExpr;
   v.expr = std::make_shared<const ir::CallNode>(op, std::move(args), std::move(attrs),
                                                 std::move(sinfo_args), nullptr, SpanOf(call));
   v.node = call;
   return v;
+}
+
+// The rewrites TVM's Python op wrappers make before the call reaches the IR: R.nn.relu6(x) is
+// R.clip(x, 0, 6), and R.nn.attention with a bias is the op R.nn.attention_bias.
+void Lowerer::DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
+                            std::vector<ir::Expr>* args, ir::AttrMap* attrs) {
+  if (op_name == "relax.nn.relu6" && args->size() == 1 && attrs->empty()) {
+    *op = ir::GetOp("relax.clip");
+    for (int64_t bound : {0, 6}) {
+      args->push_back(std::make_shared<const ir::PrimValueNode>(ir::IntImm(bound), SpanOf(call)));
+    }
+  } else if (op_name == "relax.nn.attention" && args->size() == 4) {
+    *op = ir::GetOp("relax.nn.attention_bias");
+  }
 }
 
 std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,

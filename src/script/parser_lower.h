@@ -259,6 +259,8 @@ class Lowerer {
   Value EvalTirBuiltin(const std::string& name, const PyExpr* call);
   Value EvalIrBuiltin(const std::string& name, const PyExpr* call);
   Value CallOp(const std::string& op_name, const PyExpr* call);
+  void DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
+                     std::vector<ir::Expr>* args, ir::AttrMap* attrs);
   Value CallOpWithArgs(const std::string& op_name, std::vector<Value> positional,
                        std::vector<std::pair<const PyKeyword*, Value>> keywords,
                        const PyExpr* call);

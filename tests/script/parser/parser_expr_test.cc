@@ -174,6 +174,30 @@ TEST(ParserExpr, OperatorSugarMapsToRelaxOps) {
             "R.Tensor((2,), dtype=\"float16\")");
 }
 
+TEST(ParserExpr, OpWrapperRewritesFollowTvm) {
+  ir::IRModule mod = Parse(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(q: R.Tensor((1, 4, 2, 8), "float32"), b: R.Tensor((1, 2, 4, 4), "float32")):
+        r = R.nn.relu6(q)
+        a = R.nn.attention(q, q, q, b)
+        c = R.nn.attention(q, q, q)
+        return r
+)");
+  ir::Function main = GetFunction(mod, "main");
+  const ir::CallNode& relu6 = CallOf(main, "r");
+  EXPECT_EQ(OpName(FindBinding(main, "r")->value()), "relax.clip");
+  ASSERT_EQ(relu6.args().size(), 3u);
+  const auto* lo = ir::As<ir::PrimValueNode>(relu6.args()[1]);
+  const auto* hi = ir::As<ir::PrimValueNode>(relu6.args()[2]);
+  ASSERT_TRUE(lo != nullptr && hi != nullptr);
+  EXPECT_EQ(ir::AsConstInt(lo->value()), 0);
+  EXPECT_EQ(ir::AsConstInt(hi->value()), 6);
+  EXPECT_EQ(OpName(FindBinding(main, "a")->value()), "relax.nn.attention_bias");
+  EXPECT_EQ(CallOf(main, "a").args().size(), 4u);
+  EXPECT_EQ(OpName(FindBinding(main, "c")->value()), "relax.nn.attention");
+}
+
 TEST(ParserExpr, OpCallsArePlacedByTheOpSignature) {
   ir::IRModule mod = Parse(WithBody(R"(        a = R.sum(x, keepdims=True, axis=[0])
         b = R.permute_dims(x)
