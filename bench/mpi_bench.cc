@@ -21,7 +21,8 @@ int main() {
     runtime::FinalizeMpi();
     return 1;
   }
-  if (rank == 0) std::printf("%10s %14s %14s %8s\n", "bytes", "plain MB/s", "pipesplit MB/s", "ratio");
+  if (rank == 0)
+    std::printf("%10s %14s %14s %8s\n", "bytes", "plain MB/s", "pipesplit MB/s", "ratio");
   for (int64_t bytes = 1024; bytes <= (int64_t{64} << 20); bytes *= 8) {
     int reps = static_cast<int>(std::max<int64_t>(4, (int64_t{256} << 20) / bytes / 4));
     runtime::Tensor t =

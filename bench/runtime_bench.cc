@@ -67,8 +67,7 @@ BENCHMARK(BM_ForwardTwoGroups)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_ThreadTransport(benchmark::State& state) {
   const int64_t bytes = state.range(0);
-  runtime::Tensor t = runtime::FullValue(std::vector<int64_t>{bytes / 4}, 1.0,
-                                         DataType::Float(32));
+  runtime::Tensor t = runtime::FullValue(std::vector<int64_t>{bytes / 4}, 1.0, DataType::Float(32));
   auto transport = runtime::MakeThreadTransport(2);
   constexpr int kMessages = 64;
   for (auto _ : state) {

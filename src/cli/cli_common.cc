@@ -30,9 +30,7 @@ const SourceFile& ReadSource(const std::string& path) {
   return SourceManager::Global().Add(path, std::move(text));
 }
 
-ir::IRModule LoadModule(const std::string& path) {
-  return script::ParseModule(ReadSource(path));
-}
+ir::IRModule LoadModule(const std::string& path) { return script::ParseModule(ReadSource(path)); }
 
 void WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
@@ -49,8 +47,7 @@ void WriteOutput(const std::string& path, const std::string& text) {
 
 void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax) {
   app->add_option_function<std::string>(
-         "--syntax",
-         [syntax](const std::string& name) { *syntax = script::ParseSyntaxName(name); },
+         "--syntax", [syntax](const std::string& name) { *syntax = script::ParseSyntaxName(name); },
          "TVMScript syntax to print: classic or current (default: the input's)")
       ->check(CLI::IsMember({"classic", "current"}));
 }

@@ -3,7 +3,6 @@
 #define PIPESPLIT_SRC_CLI_CLI_COMMON_H_
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <optional>
 #include <string>

@@ -66,10 +66,11 @@ Runner AddExampleCommand(CLI::App& app) {
     runtime::WriteSafetensors((dir / "inputs.safetensors").string(), example.inputs);
     int64_t bytes = 0;
     for (const auto& [name, t] : example.weights) bytes += t.nbytes();
-    std::printf("wrote %s/model.py (%d layers, %d stages), params.safetensors (%zu tensors, %lld "
-                "bytes), inputs.safetensors\n",
-                dir.string().c_str(), llama->layers, llama->stages, example.weights.size(),
-                static_cast<long long>(bytes));
+    std::printf(
+        "wrote %s/model.py (%d layers, %d stages), params.safetensors (%zu tensors, %lld "
+        "bytes), inputs.safetensors\n",
+        dir.string().c_str(), llama->layers, llama->stages, example.weights.size(),
+        static_cast<long long>(bytes));
     return 0;
   };
 }

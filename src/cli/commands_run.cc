@@ -29,8 +29,7 @@ struct RunArgs {
 void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("module", args->module, "TVMScript module")->required();
   cmd->add_option("--entry", args->entry, "function to run (default: main)");
-  cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")
-      ->required();
+  cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
   cmd->add_option("--inputs", args->inputs, "inputs (safetensors), named as the parameters")
       ->required();
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
@@ -52,15 +51,15 @@ std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModu
     const std::string& name = layout.func->params()[i]->name_hint();
     expected.push_back(name);
     if (!file.Contains(name)) {
-      throw runtime::RuntimeError(path + ": no tensor named '" + name + "' for parameter '" +
-                                  name + "' of '" + entry + "'");
+      throw runtime::RuntimeError(path + ": no tensor named '" + name + "' for parameter '" + name +
+                                  "' of '" + entry + "'");
     }
     inputs.emplace_back(file.Get(name));
   }
   for (const std::string& name : file.names()) {
     if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      throw runtime::RuntimeError(path + ": tensor '" + name + "' is not a parameter of '" +
-                                  entry + "'");
+      throw runtime::RuntimeError(path + ": tensor '" + name + "' is not a parameter of '" + entry +
+                                  "'");
     }
   }
   return inputs;
@@ -70,7 +69,8 @@ std::vector<runtime::NamedTensor> Outputs(const runtime::Value& output) {
   std::vector<runtime::Tensor> flat;
   output.Flatten(&flat);
   std::vector<runtime::NamedTensor> named;
-  for (size_t i = 0; i < flat.size(); ++i) named.emplace_back("output_" + std::to_string(i), flat[i]);
+  for (size_t i = 0; i < flat.size(); ++i)
+    named.emplace_back("output_" + std::to_string(i), flat[i]);
   return named;
 }
 
@@ -113,14 +113,14 @@ int RunMpiWorker(const RunArgs& args) {
   runtime::SessionOptions options = Options(args, mod);
   if (args.groups > 0 || args.group_size == 1) {
     if (world % options.num_groups != 0) {
-      throw runtime::RuntimeError(fmt::format("{} MPI ranks cannot form {} equal groups", world,
-                                              options.num_groups));
+      throw runtime::RuntimeError(
+          fmt::format("{} MPI ranks cannot form {} equal groups", world, options.num_groups));
     }
     options.group_size = world / options.num_groups;
   } else {
     if (world % options.group_size != 0) {
-      throw runtime::RuntimeError(fmt::format("{} MPI ranks cannot form groups of {}", world,
-                                              options.group_size));
+      throw runtime::RuntimeError(
+          fmt::format("{} MPI ranks cannot form groups of {}", world, options.group_size));
     }
     options.num_groups = world / options.group_size;
   }
@@ -170,9 +170,8 @@ Runner AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"threads", "mpi"}));
   cmd->add_option("-o,--output", args->output, "outputs (safetensors): output_0, output_1, ...")
       ->required();
-  return [args] {
-    return args->transport == "mpi" ? RunMpiCommand(*args) : RunThreadsCommand(*args);
-  };
+  return
+      [args] { return args->transport == "mpi" ? RunMpiCommand(*args) : RunThreadsCommand(*args); };
 }
 
 Runner AddVerifySplitCommand(CLI::App& app) {

@@ -33,8 +33,9 @@ Runner AddFmtCommand(CLI::App& app) {
 Runner AddCheckCommand(CLI::App& app) {
   auto input = std::make_shared<std::string>();
   CLI::App* cmd = app.add_subcommand(
-      "check", "parse a module and check that it is well-formed (and that staged functions' "
-               "sends and receives pair up)");
+      "check",
+      "parse a module and check that it is well-formed (and that staged functions' "
+      "sends and receives pair up)");
   cmd->add_option("input", *input, "TVMScript file ('-' for standard input)")->required();
   return [input] {
     ir::IRModule mod = LoadModule(*input);

@@ -1,7 +1,6 @@
 // pipesplit: the command-line tool. Exit status: 0 success, 1 a user error (reported as
 // located diagnostics), 2 an internal error (a bug in pipesplit).
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <iostream>
 #include <map>

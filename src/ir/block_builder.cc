@@ -235,8 +235,9 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
       const auto& node = static_cast<const SeqExprNode&>(*expr);
       if (node.struct_info()) return expr;
       Expr body = Normalize(node.body());
-      StructInfo sinfo = EraseToWellDefined(
-          body->struct_info(), [&](const TirVarNode& v) { return scopes_.empty() || IsDefined(v); });
+      StructInfo sinfo = EraseToWellDefined(body->struct_info(), [&](const TirVarNode& v) {
+        return scopes_.empty() || IsDefined(v);
+      });
       if (body == node.body()) {
         SetStructInfoOnce(node, sinfo);
         return expr;
@@ -286,7 +287,8 @@ StructInfo BlockBuilder::InferCallStructInfo(const CallNode& call) {
       MatchParam((*func->params())[i], call.args()[i]->struct_info(), &bindings);
     }
     StructInfo ret = Substitute(func->ret(), bindings);
-    return EraseToWellDefined(ret, [&](const TirVarNode& v) { return scopes_.empty() || IsDefined(v); });
+    return EraseToWellDefined(ret,
+                              [&](const TirVarNode& v) { return scopes_.empty() || IsDefined(v); });
   }
   return func->ret();
 }

@@ -12,9 +12,7 @@ void SetStructInfoOnce(const ExprNode& node, StructInfo sinfo) {
 }
 
 ConstantNode::ConstantNode(Scalar value, DataType dtype, Span span)
-    : ExprNode(NodeKind::kConstant, TensorSInfo({}, dtype), span),
-      scalar_(value),
-      dtype_(dtype) {}
+    : ExprNode(NodeKind::kConstant, TensorSInfo({}, dtype), span), scalar_(value), dtype_(dtype) {}
 
 ShapeExprNode::ShapeExprNode(std::vector<PrimExpr> values, Span span)
     : ExprNode(NodeKind::kShapeExpr, std::make_shared<const ShapeSInfoNode>(values), span),

@@ -366,8 +366,8 @@ Expr ExprMutator::VisitExpr_(const Ptr<CallNode>& node) {
   StructInfo sinfo = VisitStructInfo(node->struct_info());
   changed |= sinfo != node->struct_info();
   if (!changed) return node;
-  return std::make_shared<const CallNode>(op, std::move(args), node->attrs(),
-                                          std::move(sinfo_args), sinfo, node->span());
+  return std::make_shared<const CallNode>(op, std::move(args), node->attrs(), std::move(sinfo_args),
+                                          sinfo, node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<IfNode>& node) {

@@ -88,8 +88,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       StructInfo ret = MapPrimExprs(n->ret(), f);
       changed |= ret != n->ret();
       if (!changed) return sinfo;
-      return std::make_shared<const FuncSInfoNode>(std::move(params), ret, n->is_pure(),
-                                                   n->span());
+      return std::make_shared<const FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span());
     }
     default:
       return sinfo;

@@ -110,8 +110,8 @@ Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string&
                                 std::vector<Value> args,
                                 const std::shared_ptr<const Frame>& captured) {
   if (depth_ >= kMaxCallDepth) {
-    throw RuntimeError("call depth exceeds " + std::to_string(kMaxCallDepth) + " calling '" +
-                       name + "'");
+    throw RuntimeError("call depth exceeds " + std::to_string(kMaxCallDepth) + " calling '" + name +
+                       "'");
   }
   if (args.size() != func.params().size()) {
     throw RuntimeError("'" + name + "' takes " + std::to_string(func.params().size()) +

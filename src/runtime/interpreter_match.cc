@@ -54,7 +54,8 @@ void BindBare(const Interpreter& interp, const Value& value, const ir::StructInf
       const auto& t = static_cast<const ir::TupleSInfoNode&>(*sinfo);
       const auto* fields = value.as_tuple();
       if (fields && fields->size() == t.fields().size()) {
-        for (size_t i = 0; i < fields->size(); ++i) BindBare(interp, (*fields)[i], t.fields()[i], frame);
+        for (size_t i = 0; i < fields->size(); ++i)
+          BindBare(interp, (*fields)[i], t.fields()[i], frame);
       }
       break;
     }
@@ -95,7 +96,8 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
     case ir::NodeKind::kTensorSInfo: {
       const auto& t = static_cast<const ir::TensorSInfoNode&>(*sinfo);
       const Tensor* tensor = value.as_tensor();
-      if (tensor == nullptr) throw RuntimeError(what + " must be a tensor, got " + value.Describe());
+      if (tensor == nullptr)
+        throw RuntimeError(what + " must be a tensor, got " + value.Describe());
       if (!t.dtype().is_void() && t.dtype() != tensor->dtype()) {
         throw RuntimeError(what + " has dtype " + tensor->dtype().ToString() + ", expected " +
                            t.dtype().ToString());

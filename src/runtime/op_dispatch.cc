@@ -217,8 +217,8 @@ std::unordered_map<std::string, OpFn> BuildTable() {
     TakeMode m = TakeMode::kFast;
     if (mode && *mode == "clip") m = TakeMode::kClip;
     if (mode && *mode == "wrap") m = TakeMode::kWrap;
-    return Value(Take(T(a, 0, c), T(a, 1, c),
-                      axis ? std::optional<int64_t>((*axis)[0]) : std::nullopt, m));
+    return Value(
+        Take(T(a, 0, c), T(a, 1, c), axis ? std::optional<int64_t>((*axis)[0]) : std::nullopt, m));
   };
   auto reduction = [&](const char* name, Tensor (*fn)(const Tensor&, const Axes&, bool)) {
     t[std::string("relax.") + name] = [fn](const ir::CallNode& c, const std::vector<Value>& a) {

@@ -19,7 +19,9 @@ constexpr const char* kDispatch = "mlc.multi_gpu.DispatchFunctionByGroup";
 // The weights one group loaded, standing in for packed_params.
 class WeightTable : public FieldObject {
  public:
-  std::string TypeName() const override { return "the weight table of group " + std::to_string(group_); }
+  std::string TypeName() const override {
+    return "the weight table of group " + std::to_string(group_);
+  }
   Value GetField(int64_t index) const override {
     auto it = tensors_.find(index);
     if (it == tensors_.end()) {
@@ -50,7 +52,8 @@ const ir::CallNode* FindDispatch(const ir::FunctionNode& func) {
 
 std::string DescribeDeclared(const ir::TensorSInfoNode& t, const Shape& dims) {
   std::string out = t.dtype().is_void() ? "tensor" : t.dtype().ToString();
-  if (!t.shape()) return out + "[" + (t.ndim() >= 0 ? std::to_string(t.ndim()) + " dims" : "?") + "]";
+  if (!t.shape())
+    return out + "[" + (t.ndim() >= 0 ? std::to_string(t.ndim()) + " dims" : "?") + "]";
   out += "[";
   for (size_t i = 0; i < dims.size(); ++i) {
     out += (i ? ", " : "") + (dims[i] >= 0 ? std::to_string(dims[i]) : std::string("?"));
@@ -101,8 +104,8 @@ void CheckWeight(const Tensor& t, const WeightRead& read, const std::string& nam
 
 Tensor InMemoryWeights::Load(int64_t index) const {
   if (index < 0 || index >= size()) {
-    throw RuntimeError("packed_params[" + std::to_string(index) + "] does not exist: " +
-                       std::to_string(size()) + " weights given");
+    throw RuntimeError("packed_params[" + std::to_string(index) +
+                       "] does not exist: " + std::to_string(size()) + " weights given");
   }
   return tensors_[index];
 }
@@ -115,16 +118,15 @@ EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry) {
   layout.has_packed_params = !params.empty() && params.back()->name_hint() == "packed_params";
   layout.num_inputs = params.size() - (layout.has_packed_params ? 1 : 0);
   if (const ir::CallNode* dispatch = FindDispatch(*layout.func)) {
-    const auto* args = dispatch->args().size() > 1 ? ir::As<ir::TupleNode>(dispatch->args()[1])
-                                                   : nullptr;
-    const auto* table = args && !args->fields().empty() ? ir::As<ir::TupleNode>(args->fields()[0])
-                                                        : nullptr;
+    const auto* args =
+        dispatch->args().size() > 1 ? ir::As<ir::TupleNode>(dispatch->args()[1]) : nullptr;
+    const auto* table =
+        args && !args->fields().empty() ? ir::As<ir::TupleNode>(args->fields()[0]) : nullptr;
     if (table == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
     for (const ir::Expr& e : table->fields()) {
       const auto* item = ir::As<ir::TupleNode>(e);
-      const auto* gvar = item && !item->fields().empty()
-                             ? ir::As<ir::GlobalVarNode>(item->fields()[0])
-                             : nullptr;
+      const auto* gvar =
+          item && !item->fields().empty() ? ir::As<ir::GlobalVarNode>(item->fields()[0]) : nullptr;
       if (gvar == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
       layout.stages.push_back(gvar->name_hint());
     }
@@ -184,7 +186,8 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
   try {
     EntryLayout layout = AnalyzeEntry(mod, entry);
     if (layout.stages.empty() && options.num_groups != 1) {
-      throw RuntimeError("'" + entry + "' is not split into pipeline stages; run it with one "
+      throw RuntimeError("'" + entry +
+                         "' is not split into pipeline stages; run it with one "
                          "group");
     }
     if (!layout.stages.empty() && static_cast<int>(layout.stages.size()) != options.num_groups) {
@@ -248,14 +251,12 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
   } catch (const WorkerError&) {
     throw;
   } catch (const RuntimeError& e) {
-    throw WorkerError(worker, group, std::string("failed ") +
-                                         (dynamic_cast<const ExecutionError*>(&e)
-                                              ? ""
-                                              : "in '" + entry + "': ") +
-                                         e.what());
+    throw WorkerError(worker, group,
+                      std::string("failed ") +
+                          (dynamic_cast<const ExecutionError*>(&e) ? "" : "in '" + entry + "': ") +
+                          e.what());
   }
-  report.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

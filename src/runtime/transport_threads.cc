@@ -71,7 +71,8 @@ class ThreadTransport : public Transport {
 
   Channel& At(int from, int to) {
     if (from < 0 || from >= num_workers_ || to < 0 || to >= num_workers_) {
-      throw RuntimeError("no worker " + std::to_string(from < 0 || from >= num_workers_ ? from : to) +
+      throw RuntimeError("no worker " +
+                         std::to_string(from < 0 || from >= num_workers_ ? from : to) +
                          " in a session of " + std::to_string(num_workers_));
     }
     return channels_[static_cast<size_t>(from) * num_workers_ + to];

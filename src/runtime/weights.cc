@@ -2,7 +2,6 @@
 #include "pipesplit/runtime/weights.h"
 
 #include <nlohmann/json.hpp>
-
 #include <unordered_set>
 
 namespace pipesplit::runtime {
@@ -16,8 +15,9 @@ SafetensorsWeights::SafetensorsWeights(SafetensorsFile file) : file_(std::move(f
   if (listed != nullptr) {
     nlohmann::json list = nlohmann::json::parse(*listed, nullptr, /*allow_exceptions=*/false);
     if (!list.is_array()) {
-      throw RuntimeError(where + ": __metadata__[\"packed_params\"] must be a JSON list of "
-                                 "tensor names");
+      throw RuntimeError(where +
+                         ": __metadata__[\"packed_params\"] must be a JSON list of "
+                         "tensor names");
     }
     std::unordered_set<std::string> seen;
     for (const auto& item : list) {
@@ -45,9 +45,10 @@ SafetensorsWeights::SafetensorsWeights(SafetensorsFile file) : file_(std::move(f
   for (size_t i = 0; i < n; ++i) {
     std::string name = "param_" + std::to_string(i);
     if (!file_.Contains(name)) {
-      throw RuntimeError(where + ": without __metadata__[\"packed_params\"] the weights must be "
-                                 "named param_0..param_" + std::to_string(n - 1) +
-                         "; '" + name + "' is missing");
+      throw RuntimeError(where +
+                         ": without __metadata__[\"packed_params\"] the weights must be "
+                         "named param_0..param_" +
+                         std::to_string(n - 1) + "; '" + name + "' is missing");
     }
     names_.push_back(std::move(name));
   }
@@ -61,8 +62,7 @@ std::string SafetensorsWeights::Name(int64_t index) const {
 Tensor SafetensorsWeights::Load(int64_t index) const {
   if (index < 0 || index >= size()) {
     throw RuntimeError(file_.display_name() + ": packed_params[" + std::to_string(index) +
-                       "] does not exist (the file holds " + std::to_string(size()) +
-                       " weights)");
+                       "] does not exist (the file holds " + std::to_string(size()) + " weights)");
   }
   return file_.Get(names_[index]);
 }

@@ -83,7 +83,7 @@ const char* ValueKindName(Value::Kind kind);
 Value MakeInt(int64_t v, const PyExpr* node);
 Value MakeFloat(double v, const PyExpr* node);
 Value MakeBool(bool v, const PyExpr* node);
-bool IsNumber(const Value& v);   // bool, int or float
+bool IsNumber(const Value& v);    // bool, int or float
 double AsDouble(const Value& v);  // of a number
 int64_t AsInt(const Value& v);    // of a bool or int
 

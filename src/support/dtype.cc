@@ -40,9 +40,9 @@ constexpr Prefix kSized[] = {
 std::optional<DataType> DataType::Parse(std::string_view text) {
   if (text == "void" || text.empty()) return DataType::Void();
   uint16_t lanes = 1;
-  if (size_t x = text.rfind('x'); x != std::string_view::npos && x + 1 < text.size() &&
-                                  text.substr(0, x).find_first_of("0123456789") !=
-                                      std::string_view::npos) {
+  if (size_t x = text.rfind('x');
+      x != std::string_view::npos && x + 1 < text.size() &&
+      text.substr(0, x).find_first_of("0123456789") != std::string_view::npos) {
     auto n = ParseNumber(text.substr(x + 1));
     if (!n) return std::nullopt;
     lanes = static_cast<uint16_t>(*n);

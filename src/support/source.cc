@@ -29,8 +29,8 @@ uint32_t SourceFile::OffsetOf(LineCol pos) const {
 std::string_view SourceFile::Line(uint32_t line) const {
   if (line < 1 || line > line_starts_.size()) return {};
   uint32_t begin = line_starts_[line - 1];
-  uint32_t end = line < line_starts_.size() ? line_starts_[line] - 1
-                                            : static_cast<uint32_t>(text_.size());
+  uint32_t end =
+      line < line_starts_.size() ? line_starts_[line] - 1 : static_cast<uint32_t>(text_.size());
   if (end > begin && text_[end - 1] == '\r') --end;
   return std::string_view(text_).substr(begin, end - begin);
 }

@@ -100,9 +100,9 @@ class PipelineParser {
   }
 
   [[noreturn]] void Fail(size_t begin, size_t end, std::string message) const {
-    ThrowError({file_.id(), static_cast<uint32_t>(begin),
-                static_cast<uint32_t>(std::max(end, begin + 1))},
-               std::move(message));
+    ThrowError(
+        {file_.id(), static_cast<uint32_t>(begin), static_cast<uint32_t>(std::max(end, begin + 1))},
+        std::move(message));
   }
 
   std::string_view Name() {
@@ -156,8 +156,8 @@ class PipelineParser {
           SkipSpaces();
         }
       }
-      if (pos_ >= text_.size()) Fail(start, pos_, "unterminated option list of pass '" +
-                                                      info->name + "' (missing '}')");
+      if (pos_ >= text_.size())
+        Fail(start, pos_, "unterminated option list of pass '" + info->name + "' (missing '}')");
       ++pos_;  // '}'
     }
     options.set_pass_span(
@@ -184,8 +184,7 @@ class PipelineParser {
       }
       case PassOptionSpec::Type::kBool:
         if (value != "true" && value != "false" && value != "1" && value != "0") {
-          Fail(begin, end, "option '" + spec.name + "' expects true or false, got '" + value +
-                               "'");
+          Fail(begin, end, "option '" + spec.name + "' expects true or false, got '" + value + "'");
         }
         break;
       default:

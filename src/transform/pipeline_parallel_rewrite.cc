@@ -16,6 +16,8 @@
 //  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
 //  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
 //     mismatch is an internal error).
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -25,7 +27,6 @@
 #include "pipesplit/ir/op.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
-#include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/transform/passes.h"
 
 namespace pipesplit::transform {
@@ -87,8 +88,8 @@ class StageMutator : public ir::ExprMutator {
  private:
   void Copy(const ir::TirVar& v) {
     if (symbols_->count(v.get())) return;
-    symbols_->emplace(v.get(), std::make_shared<const ir::TirVarNode>(v->name(), v->dtype(),
-                                                                        v->is_size_var()));
+    symbols_->emplace(
+        v.get(), std::make_shared<const ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));
   }
 
   ir::TirVarMap* symbols_;
@@ -105,7 +106,10 @@ struct StageFunction {
 class StageBuilder {
  public:
   StageBuilder(const StagePlan& plan, int s, Var dispatcher_packed)
-      : plan_(plan), stage_(plan.stages[s]), s_(s), dispatcher_packed_(std::move(dispatcher_packed)) {}
+      : plan_(plan),
+        stage_(plan.stages[s]),
+        s_(s),
+        dispatcher_packed_(std::move(dispatcher_packed)) {}
 
   StageFunction Build(const std::string& name) {
     const int last = plan_.num_stages - 1;
@@ -128,8 +132,7 @@ class StageBuilder {
     std::vector<Var> params;
     StageFunction out;
     for (const Var& p : stage_.params) {
-      Var fresh = ir::MakeVar(p->name_hint(), mutator.Rewrite(p->struct_info()), false,
-                              p->span());
+      Var fresh = ir::MakeVar(p->name_hint(), mutator.Rewrite(p->struct_info()), false, p->span());
       mutator.Remap(p.get(), fresh);
       params.push_back(fresh);
       out.dispatch_args.push_back(p);
@@ -211,9 +214,9 @@ class StageBuilder {
     }
     ir::StructInfo ret_sinfo = ir::EraseToWellDefined(
         ret->struct_info(), [&](const ir::TirVarNode& v) { return bound_by_params.count(&v) > 0; });
-    out.func = std::make_shared<const ir::FunctionNode>(params, body, ret_sinfo,
-                                                        /*is_pure=*/false, attrs,
-                                                        plan_.func->span());
+    out.func =
+        std::make_shared<const ir::FunctionNode>(params, body, ret_sinfo,
+                                                 /*is_pure=*/false, attrs, plan_.func->span());
     out.gvar = std::make_shared<const ir::GlobalVarNode>(name, out.func->struct_info());
     return out;
   }
@@ -232,13 +235,13 @@ class StageBuilder {
       if (t.erase_shape) {
         const auto& tensor = static_cast<const ir::TensorSInfoNode&>(*full[i]);
         declared = std::make_shared<const ir::TensorSInfoNode>(tensor.dtype(), tensor.ndim(),
-                                                                tensor.vdevice());
+                                                               tensor.vdevice());
       }
       bool output = !t.erase_shape && outputs_.count(t.receiver.get()) != 0;
-      Expr recv = ExternCall("relax.call_dps_packed", "runtime.disco.recv_from_prev_group",
-                             {bb.Normalize(std::make_shared<const ir::TupleNode>(
-                                 std::vector<Expr>{}))},
-                             {declared}, declared);
+      Expr recv =
+          ExternCall("relax.call_dps_packed", "runtime.disco.recv_from_prev_group",
+                     {bb.Normalize(std::make_shared<const ir::TupleNode>(std::vector<Expr>{}))},
+                     {declared}, declared);
       received[i] = ir::MakeVar(t.receiver->name_hint(), declared, !output, t.receiver->span());
       bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(received[i], recv));
       if (output) outputs->push_back(received[i]);
@@ -275,8 +278,8 @@ class StageBuilder {
     }
   }
 
-  void EmitWeightRead(ir::BlockBuilder& bb, StageMutator& mutator, const ir::Binding& b,
-                      int index, const Var& packed, bool cast, std::vector<Var>* outputs) {
+  void EmitWeightRead(ir::BlockBuilder& bb, StageMutator& mutator, const ir::Binding& b, int index,
+                      const Var& packed, bool cast, std::vector<Var>* outputs) {
     ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
@@ -315,12 +318,12 @@ ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
   ir::BlockBuilder bb;
   bb.BeginScope(params);
   bb.BeginBindingBlock();
-  Expr table = std::make_shared<const ir::TupleNode>(std::vector<Expr>{
-      std::make_shared<const ir::TupleNode>(std::move(per_stage))});
-  Var gv = bb.Emit(ExternCall("relax.call_builtin_with_ctx",
-                              "mlc.multi_gpu.DispatchFunctionByGroup", {table},
-                              {ir::ObjectSInfo()}, nullptr),
-                   "gv");
+  Expr table = std::make_shared<const ir::TupleNode>(
+      std::vector<Expr>{std::make_shared<const ir::TupleNode>(std::move(per_stage))});
+  Var gv =
+      bb.Emit(ExternCall("relax.call_builtin_with_ctx", "mlc.multi_gpu.DispatchFunctionByGroup",
+                         {table}, {ir::ObjectSInfo()}, nullptr),
+              "gv");
   std::vector<ir::BindingBlock> blocks{bb.EndBlock()};
   bb.EndScope();
   auto body = std::make_shared<const ir::SeqExprNode>(blocks, gv, gv->struct_info());

@@ -75,8 +75,8 @@ class PlanBuilder {
     if (stages_attr == nullptr) return std::nullopt;
     std::optional<int64_t> stages = stages_attr->ToInt();
     if (!stages || *stages < 1) {
-      ThrowError(plan_.func->span(), "pipeline_parallel_stages of " + name_ +
-                                         " must be a positive integer");
+      ThrowError(plan_.func->span(),
+                 "pipeline_parallel_stages of " + name_ + " must be a positive integer");
     }
     if (*stages == 1) return std::nullopt;
     if (*stages > 4096) {
@@ -168,8 +168,8 @@ class PlanBuilder {
             seq->blocks()[0]->is_dataflow() ? seq->blocks()[1] : seq->blocks()[0];
         at = bad->bindings().empty() ? bad->span() : bad->bindings()[0]->span();
       }
-      errors_.Error(at, "the body of " + name_ +
-                            " must be a single dataflow block followed by 'return'");
+      errors_.Error(
+          at, "the body of " + name_ + " must be a single dataflow block followed by 'return'");
       return;
     }
     const auto* result = As<ir::VarNode>(seq->body());
@@ -201,8 +201,7 @@ class PlanBuilder {
         for (size_t i = 1; i < call.args().size(); ++i) {
           auto arg = ir::Cast<ir::VarNode>(call.args()[i]);
           if (!arg) {
-            errors_.Error(call.args()[i]->span().valid() ? call.args()[i]->span()
-                                                         : binding->span(),
+            errors_.Error(call.args()[i]->span().valid() ? call.args()[i]->span() : binding->span(),
                           "argument " + std::to_string(i) + " of stage boundary " +
                               Quote(binding->var()->name_hint()) + " in " + name_ +
                               " is not a variable: '" + script::PrintExpr(call.args()[i]) + "'");
@@ -211,10 +210,10 @@ class PlanBuilder {
           sent.push_back(arg);
         }
         if (plan_.stages.back().bindings.empty()) {
-          errors_.Error(binding->span(),
-                        "stage " + std::to_string(plan_.stages.size() - 1) + " of " + name_ +
-                            " is empty: nothing before stage boundary " +
-                            Quote(binding->var()->name_hint()));
+          errors_.Error(binding->span(), "stage " + std::to_string(plan_.stages.size() - 1) +
+                                             " of " + name_ +
+                                             " is empty: nothing before stage boundary " +
+                                             Quote(binding->var()->name_hint()));
         }
         boundaries.push_back(binding);
         plan_.boundaries.push_back(binding);
@@ -267,10 +266,10 @@ class PlanBuilder {
       return;
     }
     if (plan_.stages.back().bindings.empty()) {
-      errors_.Error(boundaries.back()->span(),
-                    "stage " + std::to_string(plan_.stages.size() - 1) + " of " + name_ +
-                        " is empty: nothing after stage boundary " +
-                        Quote(boundaries.back()->var()->name_hint()));
+      errors_.Error(boundaries.back()->span(), "stage " + std::to_string(plan_.stages.size() - 1) +
+                                                   " of " + name_ +
+                                                   " is empty: nothing after stage boundary " +
+                                                   Quote(boundaries.back()->var()->name_hint()));
     }
     for (const auto& [var, tuple] : tuple_boundaries) {
       for (size_t i = 0; i < tuple.unpacked.size(); ++i) {
@@ -288,7 +287,8 @@ class PlanBuilder {
   // Step 4.
   void FlowValues() {
     const ir::Function& func = plan_.func;
-    for (size_t i = 0; i + 1 < func->params().size(); ++i) param_index_[func->params()[i].get()] = i;
+    for (size_t i = 0; i + 1 < func->params().size(); ++i)
+      param_index_[func->params()[i].get()] = i;
     std::vector<std::unordered_set<const ir::VarNode*>> params_used(plan_.stages.size());
 
     for (Stage& stage : plan_.stages) {
@@ -384,8 +384,8 @@ class PlanBuilder {
     int t = def->second;
     if (t > s) {
       errors_.Error(at ? at->span() : use->span(),
-                    Quote(use->name_hint()) + " is used in stage " + std::to_string(s) +
-                        " of " + name_ + " before its definition in stage " + std::to_string(t));
+                    Quote(use->name_hint()) + " is used in stage " + std::to_string(s) + " of " +
+                        name_ + " before its definition in stage " + std::to_string(t));
       return;
     }
     ForwardThrough(value, t, s);

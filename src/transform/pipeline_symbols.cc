@@ -7,12 +7,13 @@
 // (received with unknown dims, then match_cast). A var born by a match_cast in an earlier
 // stage that no received tensor carries is re-derived by forwarding the tensor that
 // match_cast produced.
+#include "src/transform/pipeline_symbols.h"
+
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "pipesplit/ir/functor.h"
-#include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
 
@@ -203,8 +204,8 @@ class SymbolPlanner {
         return;
       }
       Diagnostic& d = errors_->Error(
-          at->span(), "symbolic variable '" + v->name() + "' used in stage " +
-                          std::to_string(s) + " of " + name_ + " is bound in stage " +
+          at->span(), "symbolic variable '" + v->name() + "' used in stage " + std::to_string(s) +
+                          " of " + name_ + " is bound in stage " +
                           std::to_string(site->second.stage) +
                           " and no tensor passed between the stages carries it as a dimension");
       d.AddNote(site->second.binding->span(), "'" + v->name() + "' is bound here");

@@ -106,8 +106,8 @@ ordered_json PlanJson(const StagePlan& plan) {
       }
       return arr;
     };
-    s["received"] = stage.index > 0 ? transfers(plan.transfers[stage.index - 1], true)
-                                    : ordered_json::array();
+    s["received"] =
+        stage.index > 0 ? transfers(plan.transfers[stage.index - 1], true) : ordered_json::array();
     s["sent"] = stage.index + 1 < plan.num_stages ? transfers(plan.transfers[stage.index], false)
                                                   : ordered_json::array();
     s["forwarded"] = ordered_json::array();
@@ -146,18 +146,18 @@ std::string StageReportText(const std::vector<StagePlan>& plans) {
                        "weights", "weight bytes", "recv", "send", "fwd", "params / shape vars");
     for (const auto& s : f["stages"]) {
       std::string params;
-      for (const auto& p : s["params"]) params += (params.empty() ? "" : ", ") +
-                                                  p["name"].get<std::string>();
+      for (const auto& p : s["params"])
+        params += (params.empty() ? "" : ", ") + p["name"].get<std::string>();
       std::string shape_vars;
-      for (const auto& v : s["shape_vars"]) shape_vars += (shape_vars.empty() ? "" : ", ") +
-                                                          v.get<std::string>();
+      for (const auto& v : s["shape_vars"])
+        shape_vars += (shape_vars.empty() ? "" : ", ") + v.get<std::string>();
       std::string bytes = std::to_string(s["weight_bytes"].get<int64_t>());
       if (!s["weight_bytes_exact"].get<bool>()) bytes += "+";
-      out += fmt::format("  {:<6} {:>8} {:>8} {:>14} {:>5} {:>5} {:>5}  {}{}\n",
-                         s["stage"].get<int>(), s["bindings"].get<size_t>(), s["weights"].size(),
-                         bytes, s["received"].size(), s["sent"].size(), s["forwarded"].size(),
-                         params.empty() ? "-" : params,
-                         shape_vars.empty() ? "" : " / " + shape_vars);
+      out +=
+          fmt::format("  {:<6} {:>8} {:>8} {:>14} {:>5} {:>5} {:>5}  {}{}\n", s["stage"].get<int>(),
+                      s["bindings"].get<size_t>(), s["weights"].size(), bytes, s["received"].size(),
+                      s["sent"].size(), s["forwarded"].size(), params.empty() ? "-" : params,
+                      shape_vars.empty() ? "" : " / " + shape_vars);
       for (const auto& r : s["received"]) {
         out += fmt::format("           recv {} : {} ({} bytes){}\n", r["name"].get<std::string>(),
                            r["struct_info"].get<std::string>(), r["bytes"].dump(),

@@ -20,7 +20,9 @@ class VerifyPass : public Pass {
 }  // namespace
 
 PassInfo VerifyPassInfo() {
-  return {"verify", "check that the module is well-formed (the module is not changed)", {},
+  return {"verify",
+          "check that the module is well-formed (the module is not changed)",
+          {},
           [](const PassOptions&) { return std::make_unique<VerifyPass>(); }};
 }
 

@@ -29,14 +29,17 @@ TEST(CliTest, FmtReproducesCanonicalTextAndWritesFiles) {
   Result printed = Pipesplit("fmt " + (dir / "in.py").string());
   EXPECT_EQ(printed.exit_code, 0);
   EXPECT_EQ(printed.output, kSmall);
-  Result to_file = Pipesplit("fmt " + (dir / "in.py").string() + " -o " + (dir / "out.py").string());
+  Result to_file =
+      Pipesplit("fmt " + (dir / "in.py").string() + " -o " + (dir / "out.py").string());
   EXPECT_EQ(to_file.exit_code, 0);
   EXPECT_EQ(ReadText(dir / "out.py"), kSmall);
 }
 
 TEST(CliTest, FmtReportsParseErrorsWithLocationAndExitsOne) {
   auto dir = ScratchDir("fmt_error");
-  WriteText(dir / "bad.py", "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensr((2,), \"float32\")):\n        return x\n");
+  WriteText(dir / "bad.py",
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensr((2,), "
+            "\"float32\")):\n        return x\n");
   Result r = Pipesplit("fmt " + (dir / "bad.py").string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, StartsWith((dir / "bad.py").string() + ":4:17: error: "));
@@ -79,8 +82,9 @@ TEST(CliTest, OptRejectsBadPipelinesWithLocatedErrors) {
   std::string m = (dir / "m.py").string();
   Result unknown = Pipesplit("opt " + m + " -p 'verify,no-such-pass'");
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_THAT(unknown.output,
-              HasSubstr("--passes:1:8: error: unknown pass 'no-such-pass' (see 'pipesplit passes')"));
+  EXPECT_THAT(
+      unknown.output,
+      HasSubstr("--passes:1:8: error: unknown pass 'no-such-pass' (see 'pipesplit passes')"));
   Result option = Pipesplit("opt " + m + " -p 'attach-pipeline-stages{stages=x}'");
   EXPECT_EQ(option.exit_code, 1);
   EXPECT_THAT(option.output,
@@ -102,8 +106,8 @@ TEST(CliTest, OptAttachesStagesAndTimesPasses) {
   auto dir = ScratchDir("opt_attach");
   WriteText(dir / "m.py", kSmall);
   Result r = Pipesplit("opt " + (dir / "m.py").string() +
-                 " -p 'attach-pipeline-stages{stages=1,funcs=main},verify' --verify-each "
-                 "--time-passes");
+                       " -p 'attach-pipeline-stages{stages=1,funcs=main},verify' --verify-each "
+                       "--time-passes");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("R.func_attr({\"pipeline_parallel_stages\": 1})"));
   EXPECT_THAT(r.output, HasSubstr("pass timings:"));
@@ -119,8 +123,8 @@ TEST(CliTest, PassesListsEveryPass) {
 }
 
 TEST(CliTest, EverySubcommandHasHelp) {
-  for (const char* sub : {"fmt", "check", "diff", "opt", "passes", "run", "verify-split",
-                          "example", "example llama", "example llama-lowered"}) {
+  for (const char* sub : {"fmt", "check", "diff", "opt", "passes", "run", "verify-split", "example",
+                          "example llama", "example llama-lowered"}) {
     Result r = Pipesplit(std::string(sub) + " --help");
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << sub;

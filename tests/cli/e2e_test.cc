@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 
 // mpirun as root inside a container, with as many ranks as asked on 2 cores.
 std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 "
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 "
          "mpirun --allow-run-as-root --oversubscribe -np " +
          std::to_string(ranks) + " ";
 }
@@ -31,13 +32,14 @@ struct Example {
 
 Example Generate(const std::string& name, int stages) {
   Example ex{ScratchDir(name)};
-  Result gen = Pipesplit("example llama --layers 4 --hidden 32 --heads 4 --ffn 64 --vocab 64 --seq 8 "
-                   "--stages " +
-                   std::to_string(stages) + " -o " + ex.dir.string());
+  Result gen = Pipesplit(
+      "example llama --layers 4 --hidden 32 --heads 4 --ffn 64 --vocab 64 --seq 8 "
+      "--stages " +
+      std::to_string(stages) + " -o " + ex.dir.string());
   EXPECT_EQ(gen.exit_code, 0) << gen.output;
-  Result split = Pipesplit("opt " + (ex.dir / "model.py").string() +
-                     " -p pipeline-parallel-rewrite,verify -o " +
-                     (ex.dir / "model.split.py").string());
+  Result split =
+      Pipesplit("opt " + (ex.dir / "model.py").string() +
+                " -p pipeline-parallel-rewrite,verify -o " + (ex.dir / "model.split.py").string());
   EXPECT_EQ(split.exit_code, 0) << split.output;
   return ex;
 }
@@ -51,7 +53,8 @@ class SplitTest : public testing::TestWithParam<int> {};
 TEST_P(SplitTest, VerifySplitIsBitIdentical) {
   int groups = GetParam();
   Example ex = Generate("verify_split_" + std::to_string(groups), groups);
-  Result r = Pipesplit("verify-split " + ex.Args("model.py") + " --groups " + std::to_string(groups));
+  Result r =
+      Pipesplit("verify-split " + ex.Args("model.py") + " --groups " + std::to_string(groups));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("verdict: bit-identical (1 output, max abs diff 0)"));
 }
@@ -60,41 +63,44 @@ INSTANTIATE_TEST_SUITE_P(Groups, SplitTest, testing::Values(1, 2, 4));
 
 TEST(E2eTest, ThreadsRunOfSplitModuleMatchesUnsplitRun) {
   Example ex = Generate("threads_run", 2);
-  Result unsplit = Pipesplit("run " + ex.Args("model.py") + " -o " + (ex.dir / "a.safetensors").string());
+  Result unsplit =
+      Pipesplit("run " + ex.Args("model.py") + " -o " + (ex.dir / "a.safetensors").string());
   ASSERT_EQ(unsplit.exit_code, 0) << unsplit.output;
   Result split = Pipesplit("run " + ex.Args("model.split.py") + " --groups 2 -o " +
-                     (ex.dir / "b.safetensors").string());
+                           (ex.dir / "b.safetensors").string());
   ASSERT_EQ(split.exit_code, 0) << split.output;
   EXPECT_THAT(split.output, HasSubstr("worker 1 (group 1): main_stage1"));
-  EXPECT_TRUE(runtime::BitwiseEqual(Output(ex.dir / "a.safetensors"),
-                                    Output(ex.dir / "b.safetensors")));
+  EXPECT_TRUE(
+      runtime::BitwiseEqual(Output(ex.dir / "a.safetensors"), Output(ex.dir / "b.safetensors")));
   Result grouped = Pipesplit("run " + ex.Args("model.split.py") + " --groups 2 --group-size 2 -o " +
-                       (ex.dir / "c.safetensors").string());
+                             (ex.dir / "c.safetensors").string());
   ASSERT_EQ(grouped.exit_code, 0) << grouped.output;
   EXPECT_THAT(grouped.output, HasSubstr("worker 3 (group 1): main_stage1"));
-  EXPECT_TRUE(runtime::BitwiseEqual(Output(ex.dir / "a.safetensors"),
-                                    Output(ex.dir / "c.safetensors")));
+  EXPECT_TRUE(
+      runtime::BitwiseEqual(Output(ex.dir / "a.safetensors"), Output(ex.dir / "c.safetensors")));
 }
 
 TEST(E2eTest, MpiRunsMatchUnsplitRun) {
   Example two = Generate("mpi_2", 2);
-  Result unsplit = Pipesplit("run " + two.Args("model.py") + " -o " + (two.dir / "a.safetensors").string());
+  Result unsplit =
+      Pipesplit("run " + two.Args("model.py") + " -o " + (two.dir / "a.safetensors").string());
   ASSERT_EQ(unsplit.exit_code, 0) << unsplit.output;
   Result mpi2 = Shell(Mpirun(2) + Binary() + " run " + two.Args("model.split.py") +
                       " --transport mpi -o " + (two.dir / "m2.safetensors").string());
   ASSERT_EQ(mpi2.exit_code, 0) << mpi2.output;
-  EXPECT_TRUE(runtime::BitwiseEqual(Output(two.dir / "a.safetensors"),
-                                    Output(two.dir / "m2.safetensors")));
+  EXPECT_TRUE(
+      runtime::BitwiseEqual(Output(two.dir / "a.safetensors"), Output(two.dir / "m2.safetensors")));
   // 4 ranks: 2 groups of 2.
   Result mpi4 = Shell(Mpirun(4) + Binary() + " run " + two.Args("model.split.py") +
                       " --transport mpi --groups 2 -o " + (two.dir / "m4.safetensors").string());
   ASSERT_EQ(mpi4.exit_code, 0) << mpi4.output;
   EXPECT_THAT(mpi4.output, HasSubstr("worker 3 (group 1): main_stage1"));
-  EXPECT_TRUE(runtime::BitwiseEqual(Output(two.dir / "a.safetensors"),
-                                    Output(two.dir / "m4.safetensors")));
+  EXPECT_TRUE(
+      runtime::BitwiseEqual(Output(two.dir / "a.safetensors"), Output(two.dir / "m4.safetensors")));
   // 4 ranks: 4 stages.
   Example four = Generate("mpi_4", 4);
-  Result ref4 = Pipesplit("run " + four.Args("model.py") + " -o " + (four.dir / "a.safetensors").string());
+  Result ref4 =
+      Pipesplit("run " + four.Args("model.py") + " -o " + (four.dir / "a.safetensors").string());
   ASSERT_EQ(ref4.exit_code, 0) << ref4.output;
   Result stages4 = Shell(Mpirun(4) + Binary() + " run " + four.Args("model.split.py") +
                          " --transport mpi -o " + (four.dir / "m.safetensors").string());
@@ -129,7 +135,7 @@ TEST(E2eTest, MissingSendTimesOutOnThreadsAndMpi) {
   WriteText(ex.dir / "missing.py", kMissingSend);
   auto start = std::chrono::steady_clock::now();
   Result threads = Pipesplit("run " + ex.Args("missing.py") + " --groups 2 --timeout 1 -o " +
-                       (ex.dir / "o.safetensors").string());
+                             (ex.dir / "o.safetensors").string());
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_THAT(threads.output, HasSubstr("error: worker 1 (group 1) failed in function 's1', "
                                         "binding 'y'"));
@@ -155,7 +161,8 @@ TEST(E2eTest, WorkerErrorStopsEveryWorkerOnMpi) {
   text.replace(shape, 9, "R.shape([7, ");
   WriteText(ex.dir / "broken.py", text);
   auto start = std::chrono::steady_clock::now();
-  Result threads = Pipesplit("run " + ex.Args("broken.py") + " -o " + (ex.dir / "o.safetensors").string());
+  Result threads =
+      Pipesplit("run " + ex.Args("broken.py") + " -o " + (ex.dir / "o.safetensors").string());
   EXPECT_EQ(threads.exit_code, 1);
   EXPECT_THAT(threads.output, HasSubstr("error: worker 1 (group 1) failed in function "
                                         "'main_stage1', binding"));
@@ -163,7 +170,8 @@ TEST(E2eTest, WorkerErrorStopsEveryWorkerOnMpi) {
                      " --transport mpi -o " + (ex.dir / "m.safetensors").string());
   EXPECT_NE(mpi.exit_code, 0);
   EXPECT_THAT(mpi.output, HasSubstr("worker 1 (group 1) failed in function 'main_stage1'"));
-  EXPECT_THAT(mpi.output, HasSubstr("worker 2 (group 2) aborted because worker 1 (group 1) failed in function 'main_stage1'"));
+  EXPECT_THAT(mpi.output, HasSubstr("worker 2 (group 2) aborted because worker 1 (group 1) failed "
+                                    "in function 'main_stage1'"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }
 
@@ -176,7 +184,7 @@ TEST(E2eTest, ReceivedShapeMismatchIsNamed) {
   text.replace(sinfo + 20, 1, "2");  // (16, 16) -> (26, 16) or (1, ...) -> (2, ...)
   WriteText(ex.dir / "mismatch.py", text);
   Result r = Pipesplit("run " + ex.Args("mismatch.py") + " --groups 2 -o " +
-                 (ex.dir / "o.safetensors").string());
+                       (ex.dir / "o.safetensors").string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("error: worker 1 (group 1) failed in function 'main_stage1'"));
   EXPECT_THAT(r.output, HasSubstr("from worker 0 but the receive declares"));
@@ -186,16 +194,16 @@ TEST(E2eTest, MissingExtraAndMistypedTensorsAreNamed) {
   Example ex = Generate("bad_files", 2);
   // The inputs file lacks input_ids: use the params file as inputs.
   Result missing = Pipesplit("run " + (ex.dir / "model.py").string() + " --params " +
-                       (ex.dir / "params.safetensors").string() + " --inputs " +
-                       (ex.dir / "params.safetensors").string() + " -o " +
-                       (ex.dir / "o.safetensors").string());
+                             (ex.dir / "params.safetensors").string() + " --inputs " +
+                             (ex.dir / "params.safetensors").string() + " -o " +
+                             (ex.dir / "o.safetensors").string());
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_THAT(missing.output, HasSubstr("no tensor named 'input_ids' for parameter 'input_ids'"));
   // Weights given as inputs: every tensor of the file is extra.
   Result extra = Pipesplit("run " + (ex.dir / "model.py").string() + " --params " +
-                     (ex.dir / "inputs.safetensors").string() + " --inputs " +
-                     (ex.dir / "inputs.safetensors").string() + " -o " +
-                     (ex.dir / "o.safetensors").string());
+                           (ex.dir / "inputs.safetensors").string() + " --inputs " +
+                           (ex.dir / "inputs.safetensors").string() + " -o " +
+                           (ex.dir / "o.safetensors").string());
   EXPECT_EQ(extra.exit_code, 1);
   EXPECT_THAT(extra.output, HasSubstr("'param_0' is missing"));
 }

@@ -194,9 +194,10 @@ TEST(OpManipulationTest, Meshgrid) {
 }
 
 TEST(OpManipulationTest, LayoutTransformNeedsAnAnnotation) {
-  EXPECT_EQ(InferError(C("layout_transform", {T("x", {2})}, {{"index_map", "m"}})),
-            "op_test.py:1:6: cannot infer the result type of R.layout_transform (no inference rule); "
-            "annotate the binding");
+  EXPECT_EQ(
+      InferError(C("layout_transform", {T("x", {2})}, {{"index_map", "m"}})),
+      "op_test.py:1:6: cannot infer the result type of R.layout_transform (no inference rule); "
+      "annotate the binding");
 }
 
 }  // namespace

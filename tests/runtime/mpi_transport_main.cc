@@ -35,11 +35,11 @@ int main() {
     return 1;
   }
   const std::vector<Case> cases = {
-      {DataType::Float(32), {0}},         {DataType::Float(32), {3}},
-      {DataType::Float(32), {16384}},     {DataType::Float(32), {16385}},
-      {DataType::Float(32), {512, 512}},  {DataType::Int(64), {5, 7}},
-      {DataType::Bool(), {9}},            {DataType::Float(16), {33}},
-      {DataType::Float(32), {2, 0, 4}},   {DataType::Int(32), {}},
+      {DataType::Float(32), {0}},        {DataType::Float(32), {3}},
+      {DataType::Float(32), {16384}},    {DataType::Float(32), {16385}},
+      {DataType::Float(32), {512, 512}}, {DataType::Int(64), {5, 7}},
+      {DataType::Bool(), {9}},           {DataType::Float(16), {33}},
+      {DataType::Float(32), {2, 0, 4}},  {DataType::Int(32), {}},
   };
   int failures = 0;
   for (size_t i = 0; i < cases.size(); ++i) {

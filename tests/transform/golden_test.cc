@@ -55,7 +55,8 @@ std::string RunLine(const std::string& text) {
 
 std::string TestName(const testing::TestParamInfo<std::string>& info) {
   std::string name = info.param;
-  std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+  std::replace_if(
+      name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
   return name;
 }
 
@@ -122,8 +123,8 @@ TEST_P(ExpectedErrorTest, ReportsTheErrors) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Golden, ExpectedErrorTest,
-                         testing::ValuesIn(CasesWithSuffix(".error.py")), TestName);
+INSTANTIATE_TEST_SUITE_P(Golden, ExpectedErrorTest, testing::ValuesIn(CasesWithSuffix(".error.py")),
+                         TestName);
 
 }  // namespace
 }  // namespace pipesplit

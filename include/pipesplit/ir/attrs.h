@@ -30,20 +30,20 @@ class AttrValue {
   struct None {
     friend bool operator==(None, None) { return true; }
   };
-  using Variant = std::variant<None, bool, int64_t, double, std::string, PrimExpr,
-                               Ptr<ExprNode>, std::shared_ptr<const AttrList>,
-                               std::shared_ptr<const AttrMap>, std::shared_ptr<const AttrCall>>;
+  using Variant = std::variant<None, bool, int64_t, double, std::string, PrimExpr, Ptr<ExprNode>,
+                               std::shared_ptr<const AttrList>, std::shared_ptr<const AttrMap>,
+                               std::shared_ptr<const AttrCall>>;
 
   AttrValue() : value_(None{}) {}
-  AttrValue(bool b) : value_(b) {}                           // NOLINT
-  AttrValue(int v) : value_(static_cast<int64_t>(v)) {}      // NOLINT
-  AttrValue(int64_t v) : value_(v) {}                        // NOLINT
-  AttrValue(double v) : value_(v) {}                         // NOLINT
-  AttrValue(std::string s) : value_(std::move(s)) {}         // NOLINT
-  AttrValue(const char* s) : value_(std::string(s)) {}       // NOLINT
-  AttrValue(PrimExpr e) : value_(std::move(e)) {}            // NOLINT
-  AttrValue(Ptr<ExprNode> e) : value_(std::move(e)) {}       // NOLINT
-  AttrValue(AttrList list)                                   // NOLINT
+  AttrValue(bool b) : value_(b) {}                       // NOLINT
+  AttrValue(int v) : value_(static_cast<int64_t>(v)) {}  // NOLINT
+  AttrValue(int64_t v) : value_(v) {}                    // NOLINT
+  AttrValue(double v) : value_(v) {}                     // NOLINT
+  AttrValue(std::string s) : value_(std::move(s)) {}     // NOLINT
+  AttrValue(const char* s) : value_(std::string(s)) {}   // NOLINT
+  AttrValue(PrimExpr e) : value_(std::move(e)) {}        // NOLINT
+  AttrValue(Ptr<ExprNode> e) : value_(std::move(e)) {}   // NOLINT
+  AttrValue(AttrList list)                               // NOLINT
       : value_(std::make_shared<const AttrList>(std::move(list))) {}
   AttrValue(AttrMap map)  // NOLINT
       : value_(std::make_shared<const AttrMap>(std::move(map))) {}

@@ -246,8 +246,7 @@ using SeqExpr = Ptr<SeqExprNode>;
 class IfNode : public ExprNode {
  public:
   PIPESPLIT_NODE_KIND(kIf)
-  IfNode(Expr cond, Expr true_branch, Expr false_branch, StructInfo sinfo = nullptr,
-         Span span = {})
+  IfNode(Expr cond, Expr true_branch, Expr false_branch, StructInfo sinfo = nullptr, Span span = {})
       : ExprNode(NodeKind::kIf, std::move(sinfo), span),
         cond_(std::move(cond)),
         true_branch_(std::move(true_branch)),
@@ -307,7 +306,9 @@ using PrimFunc = Ptr<PrimFuncNode>;
 
 class BindingNode : public Node {
  public:
-  static bool ClassOf(NodeKind k) { return k == NodeKind::kVarBinding || k == NodeKind::kMatchCast; }
+  static bool ClassOf(NodeKind k) {
+    return k == NodeKind::kVarBinding || k == NodeKind::kMatchCast;
+  }
   const Var& var() const { return var_; }
   const Expr& value() const { return value_; }
 

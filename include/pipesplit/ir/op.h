@@ -22,10 +22,10 @@ namespace pipesplit::ir {
 // One parameter of an op's TVMScript signature, e.g. R.sum(x, axis=None, keepdims=False).
 struct OpParam {
   enum class Kind : uint8_t {
-    kArg,         // a Relax argument (Call::args)
-    kVariadic,    // the remaining positional Relax arguments (R.call_packed("f", *args))
-    kAttr,        // an attribute (Call::attrs)
-    kSInfoArgs,   // sinfo_args= / out_sinfo= (classic) — ty_args= / out_ty= (current)
+    kArg,        // a Relax argument (Call::args)
+    kVariadic,   // the remaining positional Relax arguments (R.call_packed("f", *args))
+    kAttr,       // an attribute (Call::attrs)
+    kSInfoArgs,  // sinfo_args= / out_sinfo= (classic) — ty_args= / out_ty= (current)
   };
   std::string name;
   Kind kind = Kind::kArg;
@@ -51,11 +51,11 @@ struct InferError {
 using InferStructInfoFn = std::function<StructInfo(const CallNode& call)>;
 
 struct OpInfo {
-  std::string name;              // "relax.add"
-  std::vector<OpParam> params;   // TVMScript signature, in order
+  std::string name;             // "relax.add"
+  std::vector<OpParam> params;  // TVMScript signature, in order
   bool is_pure = true;
-  InferStructInfoFn infer;       // null: calls need an annotation
-  std::string summary;           // one line, for docs
+  InferStructInfoFn infer;  // null: calls need an annotation
+  std::string summary;      // one line, for docs
   // Attribute names in the declaration order of TVM's attrs struct, which is the order TVM
   // prints them in, when it differs from the order of the kAttr params in `params`.
   std::vector<std::string> attr_order = {};
@@ -91,8 +91,8 @@ AttrMap OrderAttrs(const OpInfo& info, const AttrMap& attrs);
 
 // The attrs TVM stores for a call written with `attrs` (and `args`, when known): every declared
 // attribute in declaration order, unwritten ones set to their defaults (as are string-valued ones
-// written as None, e.g. out_dtype=None), then completed by OpInfo::complete_attrs. Required attributes that were not written
-// stay absent; undeclared keys are kept at the end.
+// written as None, e.g. out_dtype=None), then completed by OpInfo::complete_attrs. Required
+// attributes that were not written stay absent; undeclared keys are kept at the end.
 AttrMap CompleteAttrs(const OpInfo& info, const AttrMap& attrs, const std::vector<Expr>& args = {});
 
 // The value of attribute `name` of a call: the written one, else (registered ops) the completed

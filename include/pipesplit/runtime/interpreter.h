@@ -107,8 +107,8 @@ class Interpreter {
   Shape ResolveShape(const ir::TensorSInfoNode& tensor, const Frame& frame) const;
 
  private:
-  Value CallFunction(const ir::FunctionNode& func, const std::string& name,
-                     std::vector<Value> args, const std::shared_ptr<const Frame>& captured);
+  Value CallFunction(const ir::FunctionNode& func, const std::string& name, std::vector<Value> args,
+                     const std::shared_ptr<const Frame>& captured);
   Value Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame);
   Value EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame);
   Value EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame);

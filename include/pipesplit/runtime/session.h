@@ -72,7 +72,7 @@ class WorkerError : public RuntimeError {
 struct WorkerReport {
   int worker = 0;
   int group = 0;
-  std::string function;                // the stage function it ran (or the entry)
+  std::string function;                 // the stage function it ran (or the entry)
   std::vector<int64_t> weight_indices;  // packed_params fields it loaded
   int64_t weight_bytes = 0;
   double seconds = 0;

@@ -53,7 +53,7 @@ struct Callable {
 class Value {
  public:
   using Tuple = std::vector<Value>;
-  Value() = default;  // the null value (what a call returning nothing gives)
+  Value() = default;                     // the null value (what a call returning nothing gives)
   Value(Tensor t) : v_(std::move(t)) {}  // NOLINT
   static Value MakeTuple(Tuple fields) {
     Value v;

@@ -31,9 +31,7 @@ class DataType {
 
   static constexpr DataType Int(int bits) { return {Code::kInt, static_cast<uint16_t>(bits)}; }
   static constexpr DataType UInt(int bits) { return {Code::kUInt, static_cast<uint16_t>(bits)}; }
-  static constexpr DataType Float(int bits) {
-    return {Code::kFloat, static_cast<uint16_t>(bits)};
-  }
+  static constexpr DataType Float(int bits) { return {Code::kFloat, static_cast<uint16_t>(bits)}; }
   static constexpr DataType BFloat16() { return {Code::kBFloat, 16}; }
   static constexpr DataType Bool() { return {Code::kBool, 1}; }
   static constexpr DataType Void() { return {Code::kVoid, 0}; }

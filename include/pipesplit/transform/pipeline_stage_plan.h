@@ -22,19 +22,19 @@ namespace pipesplit::transform {
 
 // One value crossing a boundary from stage k to stage k + 1.
 struct Transfer {
-  ir::Var value;     // the original var defining the value (alias-resolved)
-  ir::Var receiver;  // the original var standing for it in stage k + 1 (b, b[i], or `value`)
-  bool forwarded = false;     // added by the pass, not listed in the boundary call
-  bool erase_shape = false;   // received with unknown dims, then match_cast (re-derives
-                              // symbolic vars that stage k + 1 cannot get from the caller)
+  ir::Var value;           // the original var defining the value (alias-resolved)
+  ir::Var receiver;        // the original var standing for it in stage k + 1 (b, b[i], or `value`)
+  bool forwarded = false;  // added by the pass, not listed in the boundary call
+  bool erase_shape = false;  // received with unknown dims, then match_cast (re-derives
+                             // symbolic vars that stage k + 1 cannot get from the caller)
 };
 
 struct Stage {
   int index = 0;
-  std::vector<ir::Binding> bindings;  // the stage's own bindings (no boundaries, no unpacks)
-  std::vector<ir::Var> params;        // original parameters used, in parameter order
-  std::vector<int64_t> weights;       // packed_params indices read, ascending, unique
-  std::vector<ir::TirVar> shape_vars; // symbolic vars passed by the caller in `s`, in order
+  std::vector<ir::Binding> bindings;   // the stage's own bindings (no boundaries, no unpacks)
+  std::vector<ir::Var> params;         // original parameters used, in parameter order
+  std::vector<int64_t> weights;        // packed_params indices read, ascending, unique
+  std::vector<ir::TirVar> shape_vars;  // symbolic vars passed by the caller in `s`, in order
   // Symbolic vars first bound inside the stage by a weight read (R.Object + match_cast).
   std::vector<ir::TirVar> weight_shape_vars;
   // Weight-read bindings that are emitted as R.Object + match_cast.
@@ -47,10 +47,10 @@ struct StagePlan {
   int num_stages = 0;
   int64_t num_input = 0;
   ir::Var packed_params;
-  ir::Var result;                                 // the returned var (alias-resolved)
-  std::vector<Stage> stages;                      // N stages
-  std::vector<std::vector<Transfer>> transfers;   // N - 1 boundaries
-  std::vector<ir::Binding> boundaries;            // the N - 1 boundary bindings
+  ir::Var result;                                // the returned var (alias-resolved)
+  std::vector<Stage> stages;                     // N stages
+  std::vector<std::vector<Transfer>> transfers;  // N - 1 boundaries
+  std::vector<ir::Binding> boundaries;           // the N - 1 boundary bindings
   // Alias var (boundary var or unpacked field) -> the value it stands for.
   std::unordered_map<const ir::VarNode*, ir::Var> aliases;
 

@@ -45,8 +45,10 @@ class Builder {
     line(fmt::format("ids = R.reshape(input_ids, R.shape([{}]))", s));
     line(fmt::format("x0 = R.take({}, ids, axis=0)", Read(embed)));
     line(fmt::format("h0 = R.reshape(x0, R.shape([1, {}, {}]))", s, h));
-    line(fmt::format("neg = R.full(R.shape([{}, {}]), R.const(-1.0e9, \"float32\"), "
-                     "dtype=\"float32\")", s, s));
+    line(
+        fmt::format("neg = R.full(R.shape([{}, {}]), R.const(-1.0e9, \"float32\"), "
+                    "dtype=\"float32\")",
+                    s, s));
     line("mask = R.triu(neg, R.prim_value(1))");
     std::string x = "h0";
     int markers = 0;
@@ -67,15 +69,19 @@ class Builder {
       std::string weights[3] = {wq, wk, wv};
       for (int i = 0; i < 3; ++i) {
         line(fmt::format("{0}{1} = R.matmul({0}an, {2})", p, names[i], Read(weights[i])));
-        line(fmt::format("{0}{1}4 = R.reshape({0}{1}, R.shape([1, {2}, {3}, {4}]))", p, names[i],
-                         s, c_.heads, d));
+        line(fmt::format("{0}{1}4 = R.reshape({0}{1}, R.shape([1, {2}, {3}, {4}]))", p, names[i], s,
+                         c_.heads, d));
         line(fmt::format("{0}{1}t = R.permute_dims({0}{1}4, axes=[0, 2, 1, 3])", p, names[i]));
       }
       for (const char* n : {"q", "k"}) {
-        line(fmt::format("{0}{1}a = R.strided_slice({0}{1}t, (R.prim_value(3),), "
-                         "(R.prim_value(0),), (R.prim_value({2}),))", p, n, d / 2));
-        line(fmt::format("{0}{1}b = R.strided_slice({0}{1}t, (R.prim_value(3),), "
-                         "(R.prim_value({2}),), (R.prim_value({3}),))", p, n, d / 2, d));
+        line(
+            fmt::format("{0}{1}a = R.strided_slice({0}{1}t, (R.prim_value(3),), "
+                        "(R.prim_value(0),), (R.prim_value({2}),))",
+                        p, n, d / 2));
+        line(
+            fmt::format("{0}{1}b = R.strided_slice({0}{1}t, (R.prim_value(3),), "
+                        "(R.prim_value({2}),), (R.prim_value({3}),))",
+                        p, n, d / 2, d));
         line(fmt::format("{0}{1}nb = R.negative({0}{1}b)", p, n));
         line(fmt::format("{0}{1}rh = R.concat(({0}{1}nb, {0}{1}a), axis=-1)", p, n));
         line(fmt::format("{0}{1}c = R.multiply({0}{1}t, {2})", p, n, Read(cos)));
@@ -93,8 +99,9 @@ class Builder {
       line(fmt::format("{0}o3 = R.reshape({0}ot, R.shape([1, {1}, {2}]))", p, s, h));
       line(fmt::format("{0}ao = R.matmul({0}o3, {1})", p, Read(wo)));
       line(fmt::format("{0}h1 = R.add({1}, {0}ao)", p, x));
-      line(fmt::format("{0}mn = R.nn.rms_norm({0}h1, {1}, axes=[-1], epsilon=1.0000000000000001e-05)",
-                       p, Read(mlp_norm)));
+      line(fmt::format(
+          "{0}mn = R.nn.rms_norm({0}h1, {1}, axes=[-1], epsilon=1.0000000000000001e-05)", p,
+          Read(mlp_norm)));
       line(fmt::format("{0}g = R.matmul({0}mn, {1})", p, Read(wg)));
       line(fmt::format("{0}gs = R.nn.silu({0}g)", p));
       line(fmt::format("{0}u = R.matmul({0}mn, {1})", p, Read(wu)));
@@ -104,9 +111,10 @@ class Builder {
       x = p + "h2";
       if (markers + 1 < c_.stages && (l + 1) * c_.stages >= (markers + 1) * c_.layers &&
           l + 1 < c_.layers) {
-        line(fmt::format("{0}b = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", "
-                         "{1}, sinfo_args=({2},))",
-                         p, x, F32(fmt::format("1, {}, {}", s, h))));
+        line(
+            fmt::format("{0}b = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", "
+                        "{1}, sinfo_args=({2},))",
+                        p, x, F32(fmt::format("1, {}, {}", s, h))));
         x = p + "b";
         ++markers;
       }
@@ -137,8 +145,7 @@ class Builder {
     out.weight_metadata.emplace_back("packed_params", names + "]");
     std::vector<int64_t> ids(s);
     for (int64_t& id : ids) id = static_cast<int64_t>(rng_.Next() % c_.vocab);
-    out.inputs.emplace_back("input_ids",
-                            runtime::MakeIntTensor(DataType::Int(32), {1, s}, ids));
+    out.inputs.emplace_back("input_ids", runtime::MakeIntTensor(DataType::Int(32), {1, s}, ids));
     return out;
   }
 

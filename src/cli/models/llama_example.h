@@ -25,10 +25,10 @@ struct LlamaConfig {
 };
 
 struct LlamaExample {
-  std::string module_text;                      // TVMScript (classic syntax)
-  std::vector<runtime::NamedTensor> weights;    // packed_params order
-  std::vector<runtime::NamedTensor> inputs;     // named as the entry's parameters
-  runtime::SafetensorsMetadata weight_metadata; // __metadata__["packed_params"]
+  std::string module_text;                       // TVMScript (classic syntax)
+  std::vector<runtime::NamedTensor> weights;     // packed_params order
+  std::vector<runtime::NamedTensor> inputs;      // named as the entry's parameters
+  runtime::SafetensorsMetadata weight_metadata;  // __metadata__["packed_params"]
 };
 
 // Throws std::invalid_argument with a lowercase message for impossible configurations.

@@ -13,8 +13,8 @@ namespace {
 
 // One opaque TIR kernel: a pointwise loop over a [rows, cols] output; enough to look like
 // lowered code (pipesplit never interprets TIR).
-std::string Kernel(const std::string& name, const std::string& params,
-                   const std::string& buffers, const std::string& out, int cols) {
+std::string Kernel(const std::string& name, const std::string& params, const std::string& buffers,
+                   const std::string& out, int cols) {
   std::string text;
   text += "    @T.prim_func(private=True)\n";
   text += fmt::format("    def {}({}):\n", name, params);
@@ -97,20 +97,28 @@ class Generator {
     std::string k;
     k += Kernel("attention", "var_q: T.handle, var_k: T.handle, var_v: T.handle, var_out: T.handle",
                 out_h, "out", c_.hidden);
-    k += Kernel("fused_decode_NT_matmul", "var_A: T.handle, W: T.handle, S: T.handle, "
-                "var_out: T.handle", act + out_h, "out", c_.hidden);
-    k += Kernel("fused_decode_NT_matmul_add", "var_A: T.handle, W: T.handle, S: T.handle, "
-                "var_R: T.handle, var_out: T.handle", act + out_h, "out", c_.hidden);
-    k += Kernel("fused_decode_NT_matmul_multiply", "var_A: T.handle, W: T.handle, S: T.handle, "
-                "var_G: T.handle, var_out: T.handle", act + out_f, "out", c_.ffn);
-    k += Kernel("fused_decode_NT_matmul_silu", "var_A: T.handle, W: T.handle, S: T.handle, "
-                "var_out: T.handle", act + out_f, "out", c_.ffn);
-    k += Kernel("lm_head", "var_A: T.handle, W: T.handle, S: T.handle, var_out: T.handle",
-                act, "A", c_.vocab);
-    k += Kernel("rms_norm", "var_A: T.handle, B: T.handle, var_out: T.handle", act + out_h,
-                "out", c_.hidden);
-    k += Kernel("rotary_embedding", "var_A: T.handle, var_out: T.handle, m: T.int64",
+    k += Kernel("fused_decode_NT_matmul",
+                "var_A: T.handle, W: T.handle, S: T.handle, "
+                "var_out: T.handle",
                 act + out_h, "out", c_.hidden);
+    k += Kernel("fused_decode_NT_matmul_add",
+                "var_A: T.handle, W: T.handle, S: T.handle, "
+                "var_R: T.handle, var_out: T.handle",
+                act + out_h, "out", c_.hidden);
+    k += Kernel("fused_decode_NT_matmul_multiply",
+                "var_A: T.handle, W: T.handle, S: T.handle, "
+                "var_G: T.handle, var_out: T.handle",
+                act + out_f, "out", c_.ffn);
+    k += Kernel("fused_decode_NT_matmul_silu",
+                "var_A: T.handle, W: T.handle, S: T.handle, "
+                "var_out: T.handle",
+                act + out_f, "out", c_.ffn);
+    k += Kernel("lm_head", "var_A: T.handle, W: T.handle, S: T.handle, var_out: T.handle", act, "A",
+                c_.vocab);
+    k += Kernel("rms_norm", "var_A: T.handle, B: T.handle, var_out: T.handle", act + out_h, "out",
+                c_.hidden);
+    k += Kernel("rotary_embedding", "var_A: T.handle, var_out: T.handle, m: T.int64", act + out_h,
+                "out", c_.hidden);
     k += Kernel("take_decode", "W: T.handle, S: T.handle, var_ids: T.handle, var_out: T.handle",
                 out_h, "out", c_.hidden);
     return k;
@@ -134,8 +142,8 @@ class Generator {
         "    def {}(input_ids: R.Tensor((1, {}), dtype=\"int32\"), packed_params: {}) -> {}:\n",
         name, seq, packed, logits_sig);
     if (symbolic) f += "        n = T.int64()\n";
-    f += fmt::format("        R.func_attr({{\"num_input\": 1, \"pipeline_parallel_stages\": {}}})\n",
-                     c_.stages);
+    f += fmt::format(
+        "        R.func_attr({{\"num_input\": 1, \"pipeline_parallel_stages\": {}}})\n", c_.stages);
     f += "        cls = Module\n        with R.dataflow():\n";
     std::string h = Read(embed_q_, &f);
     std::string hs = Read(embed_s_, &f);
@@ -166,8 +174,8 @@ class Generator {
       std::string dq = Read(layer.down_q, &f), ds = Read(layer.down_s, &f);
       h = Call("fused_decode_NT_matmul_add", {up, dq, ds, h1}, act, &f);
       // Stage markers after evenly spread layers.
-      if (done_markers + 1 < c_.stages &&
-          (l + 1) * c_.stages >= (done_markers + 1) * c_.layers && l + 1 < c_.layers) {
+      if (done_markers + 1 < c_.stages && (l + 1) * c_.stages >= (done_markers + 1) * c_.layers &&
+          l + 1 < c_.layers) {
         std::string b = Fresh();
         f += fmt::format(
             "            {}: {} = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", "

@@ -251,8 +251,8 @@ TEST(PrinterFragmentTest, FunctionFragmentHasNoHeader) {
   // Named by its global symbol (not printed again), else "main" and private, as TVM prints a
   // lone function.
   Var a = MakeVar("a", Tensor({I(10), I(10)}, "void"));
-  Function pub = Func({a}, Seq({}, a), a->struct_info(),
-                      {{"global_symbol", "func"}, {"some_attr", 1}});
+  Function pub =
+      Func({a}, Seq({}, a), a->struct_info(), {{"global_symbol", "func"}, {"some_attr", 1}});
   EXPECT_EQ(PrintExpr(pub),
             "@R.function\n"
             "def func(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):\n"
