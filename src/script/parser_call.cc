@@ -406,7 +406,13 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
           break;
         case ir::OpParam::Kind::kAttr:
           if (value != nullptr) {
-            attrs.emplace_back(param.name, ToAttr(*value, node_of(*value)));
+            ir::AttrValue attr = ToAttr(*value, node_of(*value));
+            // A dtype attribute stores DataType(""), which is void (TVM prints "void").
+            const std::string* text = attr.as_string();
+            const std::string* fallback =
+                param.default_value ? param.default_value->as_string() : nullptr;
+            if (text && text->empty() && fallback && *fallback == "void") attr = *fallback;
+            attrs.emplace_back(param.name, std::move(attr));
           } else if (!param.default_value) {
             Error(call, display + " missing required argument '" + param.name + "'");
           }

@@ -198,6 +198,17 @@ class Module:
   EXPECT_EQ(OpName(FindBinding(main, "c")->value()), "relax.nn.attention");
 }
 
+TEST(ParserExpr, EmptyDTypeAttributeIsVoid) {
+  ir::IRModule mod = Parse(WithBody(R"(        m = R.matmul(x, y, out_dtype="")
+        k = R.matmul(x, y, out_dtype="float16")
+        return x
+)"));
+  ir::Function main = GetFunction(mod, "main");
+  ASSERT_EQ(CallOf(main, "m").attrs().size(), 1u);
+  EXPECT_EQ(*CallOf(main, "m").attrs()[0].second.as_string(), "void");
+  EXPECT_EQ(*CallOf(main, "k").attrs()[0].second.as_string(), "float16");
+}
+
 TEST(ParserExpr, OpCallsArePlacedByTheOpSignature) {
   ir::IRModule mod = Parse(WithBody(R"(        a = R.sum(x, keepdims=True, axis=[0])
         b = R.permute_dims(x)
