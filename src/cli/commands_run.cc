@@ -51,15 +51,15 @@ std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModu
     const std::string& name = layout.func->params()[i]->name_hint();
     expected.push_back(name);
     if (!file.Contains(name)) {
-      throw runtime::RuntimeError(path + ": no tensor named '" + name + "' for parameter '" + name +
-                                  "' of '" + entry + "'");
+      throw runtime::RuntimeError(fmt::format("{}: no tensor named '{}' for parameter '{}' of '{}'",
+                                              path, name, name, entry));
     }
     inputs.emplace_back(file.Get(name));
   }
   for (const std::string& name : file.names()) {
     if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      throw runtime::RuntimeError(path + ": tensor '" + name + "' is not a parameter of '" + entry +
-                                  "'");
+      throw runtime::RuntimeError(
+          fmt::format("{}: tensor '{}' is not a parameter of '{}'", path, name, entry));
     }
   }
   return inputs;
@@ -78,7 +78,8 @@ void PrintReports(const std::vector<runtime::WorkerReport>& reports) {
   for (const runtime::WorkerReport& r : reports) {
     std::printf("worker %d (group %d): %s, %zu weights, %s resident, %.3f s\n", r.worker, r.group,
                 r.function.c_str(), r.weight_indices.size(),
-                fmt::format("{:.1f} KiB", r.weight_bytes / 1024.0).c_str(), r.seconds);
+                fmt::format("{:.1f} KiB", static_cast<double>(r.weight_bytes) / 1024.0).c_str(),
+                r.seconds);
   }
 }
 
@@ -214,7 +215,7 @@ Runner AddVerifySplitCommand(CLI::App& app) {
                 options.num_groups, options.group_size,
                 plans.empty() ? size_t{1} : static_cast<size_t>(plans[0].num_stages));
     for (int g = 0; g < options.num_groups; ++g) {
-      const runtime::WorkerReport& r = staged.workers[g * options.group_size];
+      const runtime::WorkerReport& r = staged.workers[static_cast<size_t>(g) * options.group_size];
       std::printf("  group %d: %s reads %zu weights, %s\n", g, r.function.c_str(),
                   r.weight_indices.size(), fmt::format("{} bytes", r.weight_bytes).c_str());
     }

@@ -320,6 +320,7 @@ Expr ExprMutator::VisitExpr_(const Ptr<TupleNode>& node) {
   auto fields = MapExprs(this, node->fields(), &changed);
   if (!changed) return node;
   std::vector<StructInfo> sinfo;
+  sinfo.reserve(fields.size());
   for (const Expr& f : fields) sinfo.push_back(f->struct_info());
   return std::make_shared<const TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)),
                                            node->span());

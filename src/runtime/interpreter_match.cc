@@ -1,5 +1,7 @@
 // Symbolic arithmetic at run time and checking values against struct info (parameters,
 // match_cast), binding symbolic vars on first sight.
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "pipesplit/runtime/interpreter.h"
@@ -84,9 +86,8 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
       int64_t expected = interp.EvalInt(dims[i], frame);
       if (expected != actual[i]) {
         std::string symbolic = ir::AsConstInt(dims[i]) ? "" : " (" + ir::ToString(dims[i]) + ")";
-        throw RuntimeError(what + ": dim " + std::to_string(i) + " is " +
-                           std::to_string(actual[i]) + ", expected " + std::to_string(expected) +
-                           symbolic);
+        throw RuntimeError(
+            fmt::format("{}: dim {} is {}, expected {}{}", what, i, actual[i], expected, symbolic));
       }
     }
   };

@@ -58,7 +58,7 @@ void ThrowUnsupportedDType(const char* op, DataType dtype) {
   throw RuntimeError(std::string(op) + ": unsupported dtype " + dtype.ToString());
 }
 
-void ThrowError(std::string message) { throw RuntimeError(message); }
+void ThrowError(const std::string& message) { throw RuntimeError(message); }
 
 bool IsHalfKind(DataType dtype) {
   const ElemKind kind = KindOf(dtype);

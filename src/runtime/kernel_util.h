@@ -53,7 +53,7 @@ template <typename T>
 using Tag = std::type_identity<T>;
 
 [[noreturn]] void ThrowUnsupportedDType(const char* op, DataType dtype);
-[[noreturn]] void ThrowError(std::string message);
+[[noreturn]] void ThrowError(const std::string& message);
 
 // Calls f(Tag<T>{}) for the arithmetic types: float, double and the 8..64-bit integers.
 // float16/bfloat16 are not included: callers widen them to float32 first.

@@ -173,9 +173,8 @@ template <typename T>
 void AddTasks(std::vector<GemmTask<T>>* tasks, bool ta, bool tb, const GemmTask<T>& whole) {
   const double macs =
       static_cast<double>(whole.m) * static_cast<double>(whole.n) * static_cast<double>(whole.k);
-  if (macs < static_cast<double>(kParallelMacs)) {
-    tasks->push_back(whole);
-  } else if (whole.n >= 2 * kBlockN) {
+  const bool parallel = macs >= static_cast<double>(kParallelMacs);
+  if (parallel && whole.n >= 2 * kBlockN) {
     for (int64_t j = 0; j < whole.n; j += kBlockN) {
       GemmTask<T> t = whole;
       t.n = std::min(kBlockN, whole.n - j);
@@ -183,7 +182,7 @@ void AddTasks(std::vector<GemmTask<T>>* tasks, bool ta, bool tb, const GemmTask<
       t.c = whole.c + j;
       tasks->push_back(t);
     }
-  } else if (whole.m >= 2 * kBlockM) {
+  } else if (parallel && whole.m >= 2 * kBlockM) {
     for (int64_t i = 0; i < whole.m; i += kBlockM) {
       GemmTask<T> t = whole;
       t.m = std::min(kBlockM, whole.m - i);

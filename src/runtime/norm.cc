@@ -22,14 +22,14 @@ inline T MaxNan(T a, T b) {
 // NaN-propagating max of a contiguous row (n >= 1), fixed order.
 template <typename T>
 T RowMax(const T* p, int64_t n) {
-  constexpr int L = detail::kLanes<T>;
-  T acc[L];
-  for (int l = 0; l < L; ++l) acc[l] = p[0];
+  constexpr int kWidth = detail::kLanes<T>;
+  T acc[kWidth];
+  for (int l = 0; l < kWidth; ++l) acc[l] = p[0];
   int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int l = 0; l < L; ++l) acc[l] = MaxNan(acc[l], p[i + l]);
+  for (; i + kWidth <= n; i += kWidth) {
+    for (int l = 0; l < kWidth; ++l) acc[l] = MaxNan(acc[l], p[i + l]);
   }
-  for (int w = L / 2; w >= 1; w /= 2) {
+  for (int w = kWidth / 2; w >= 1; w /= 2) {
     for (int l = 0; l < w; ++l) acc[l] = MaxNan(acc[l], acc[l + w]);
   }
   T m = acc[0];

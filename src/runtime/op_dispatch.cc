@@ -279,10 +279,10 @@ std::unordered_map<std::string, OpFn> BuildTable() {
 }  // namespace
 
 Value RunOp(const ir::CallNode& call, const std::vector<Value>& args) {
-  static const std::unordered_map<std::string, OpFn> table = BuildTable();
+  static const std::unordered_map<std::string, OpFn> kTable = BuildTable();
   const std::string& name = call.op_node()->name();
-  auto it = table.find(name);
-  if (it == table.end()) {
+  auto it = kTable.find(name);
+  if (it == kTable.end()) {
     throw RuntimeError("op R." + name.substr(name.rfind("relax.") == 0 ? 6 : 0) +
                        " has no runtime kernel");
   }

@@ -103,17 +103,17 @@ T ReduceRow(const T* p, int64_t n) {
   if constexpr ((R == Reduction::kSum || R == Reduction::kMean) && std::is_floating_point_v<T>) {
     return detail::RowSum(p, n);
   } else {
-    constexpr int L = detail::kLanes<T>;
+    constexpr int kWidth = detail::kLanes<T>;
     T seed = T(0);
     if constexpr (R == Reduction::kProd) seed = T(1);
     if constexpr (R == Reduction::kMax || R == Reduction::kMin) seed = p[0];
-    T acc[L];
-    for (int l = 0; l < L; ++l) acc[l] = seed;
+    T acc[kWidth];
+    for (int l = 0; l < kWidth; ++l) acc[l] = seed;
     int64_t i = 0;
-    for (; i + L <= n; i += L) {
-      for (int l = 0; l < L; ++l) acc[l] = Combine<R>(acc[l], p[i + l]);
+    for (; i + kWidth <= n; i += kWidth) {
+      for (int l = 0; l < kWidth; ++l) acc[l] = Combine<R>(acc[l], p[i + l]);
     }
-    for (int w = L / 2; w >= 1; w /= 2) {
+    for (int w = kWidth / 2; w >= 1; w /= 2) {
       for (int l = 0; l < w; ++l) acc[l] = Combine<R>(acc[l], acc[l + w]);
     }
     T s = acc[0];

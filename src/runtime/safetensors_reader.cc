@@ -1,5 +1,6 @@
 // safetensors reader: maps a file, validates its header and hands out tensors viewing it.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,7 +137,9 @@ SafetensorsFile SafetensorsFile::FromMemory(std::string display_name,
       }
       continue;
     }
-    auto bad = [&](const std::string& message) { fail("tensor '" + key + "': " + message); };
+    auto bad = [&](const std::string& message) {
+      fail(fmt::format("tensor '{}': {}", key, message));
+    };
     if (!value.is_object()) bad("entry is not an object");
     const auto dtype_it = value.find("dtype");
     const auto shape_it = value.find("shape");

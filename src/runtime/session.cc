@@ -273,6 +273,7 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
   std::optional<WorkerError> first_error;  // the root cause, not an abort it caused
   bool first_is_abort = false;
   std::vector<std::thread> threads;
+  threads.reserve(num_workers);
   for (int w = 0; w < num_workers; ++w) {
     threads.emplace_back([&, w] {
       try {
@@ -303,7 +304,7 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
   for (std::thread& t : threads) t.join();
   if (first_error) throw *first_error;
   RunResult out;
-  out.output = results[(options.num_groups - 1) * options.group_size].output;
+  out.output = results[static_cast<size_t>(options.num_groups - 1) * options.group_size].output;
   for (RunResult& r : results) {
     out.workers.insert(out.workers.end(), r.workers.begin(), r.workers.end());
   }

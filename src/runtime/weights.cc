@@ -1,6 +1,8 @@
 // packed_params from safetensors (see weights.h).
 #include "pipesplit/runtime/weights.h"
 
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -26,17 +28,21 @@ SafetensorsWeights::SafetensorsWeights(SafetensorsFile file) : file_(std::move(f
       }
       std::string name = item.get<std::string>();
       if (!file_.Contains(name)) {
-        throw RuntimeError(where + ": packed_params[" + std::to_string(names_.size()) +
-                           "] names tensor '" + name + "', which the file does not hold");
+        throw RuntimeError(
+            fmt::format("{}: packed_params[{}] names tensor '{}', which the file "
+                        "does not hold",
+                        where, names_.size(), name));
       }
       if (!seen.insert(name).second) {
-        throw RuntimeError(where + ": tensor '" + name + "' is listed twice in packed_params");
+        throw RuntimeError(
+            fmt::format("{}: tensor '{}' is listed twice in packed_params", where, name));
       }
       names_.push_back(std::move(name));
     }
     for (const std::string& name : file_.names()) {
       if (!seen.count(name)) {
-        throw RuntimeError(where + ": tensor '" + name + "' is not listed in packed_params");
+        throw RuntimeError(
+            fmt::format("{}: tensor '{}' is not listed in packed_params", where, name));
       }
     }
     return;
@@ -45,10 +51,10 @@ SafetensorsWeights::SafetensorsWeights(SafetensorsFile file) : file_(std::move(f
   for (size_t i = 0; i < n; ++i) {
     std::string name = "param_" + std::to_string(i);
     if (!file_.Contains(name)) {
-      throw RuntimeError(where +
-                         ": without __metadata__[\"packed_params\"] the weights must be "
-                         "named param_0..param_" +
-                         std::to_string(n - 1) + "; '" + name + "' is missing");
+      throw RuntimeError(
+          fmt::format("{}: without __metadata__[\"packed_params\"] the weights "
+                      "must be named param_0..param_{}; '{}' is missing",
+                      where, n - 1, name));
     }
     names_.push_back(std::move(name));
   }

@@ -120,7 +120,7 @@ class Lexer {
         }
       } else if (c == '\t' || c == '\f' || c == '\r') {
         ++pos_;
-      } else if (IsIdentStart(c)) {
+      } else if (IsIdentStart(c)) {  // the commonest token first
         LexNameOrPrefixedString();
       } else if (c == '\n') {
         if (brackets_.empty()) {
@@ -136,8 +136,6 @@ class Lexer {
         LexString(pos_, pos_);
       } else if (IsDigit(c) || (c == '.' && pos_ + 1 < end_ && IsDigit(text_[pos_ + 1]))) {
         LexNumber();
-      } else if (IsIdentStart(c)) {
-        LexNameOrPrefixedString();
       } else {
         LexPunct();
       }

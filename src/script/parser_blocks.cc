@@ -170,7 +170,7 @@ void Lowerer::FinishBlock() {
   if (!block->bindings().empty()) fn_->seq_blocks.back().push_back(block);
 }
 
-ir::Expr Lowerer::MakeSeqExpr(ir::Expr body, Span span) {
+ir::Expr Lowerer::MakeSeqExpr(const ir::Expr& body, Span span) {
   std::vector<ir::BindingBlock> merged;
   for (const ir::BindingBlock& block : fn_->seq_blocks.back()) {
     if (block->bindings().empty()) continue;

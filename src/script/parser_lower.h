@@ -207,7 +207,7 @@ class Lowerer {
   void FinishBlock();
   // Builds the SeqExpr of the innermost frame with TVM's block normalization (empty blocks
   // dropped, adjacent blocks of the same kind merged).
-  ir::Expr MakeSeqExpr(ir::Expr body, Span span);
+  ir::Expr MakeSeqExpr(const ir::Expr& body, Span span);
 
   // ---- parser_binding.cc ----
   void LowerAssign(const PyStmt* stmt);

@@ -86,7 +86,7 @@ class SyntaxParser {
 
   // Node construction; the node's depth is 1 + its deepest child, capped at max_depth.
   PyExpr* NewExpr(PyExprKind kind, uint32_t begin, uint32_t end);
-  PyExpr* NewNode(PyExprKind kind, PyOp op, std::vector<PyExpr*> items, uint32_t begin,
+  PyExpr* NewNode(PyExprKind kind, PyOp op, const std::vector<PyExpr*>& items, uint32_t begin,
                   uint32_t end);
   void SetDepth(PyExpr* e);
 

@@ -142,8 +142,8 @@ PyExpr* SyntaxParser::NewExpr(PyExprKind kind, uint32_t begin, uint32_t end) {
   return e;
 }
 
-PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, std::vector<PyExpr*> items, uint32_t begin,
-                              uint32_t end) {
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, const std::vector<PyExpr*>& items,
+                              uint32_t begin, uint32_t end) {
   PyExpr* e = NewExpr(kind, begin, end);
   e->op = op;
   e->items = tree_->List(items);
@@ -184,7 +184,7 @@ PyExpr* SyntaxParser::ParseTestList() {
     if (!CanStartExpression(Peek())) break;
     items.push_back(ParseTest());
   }
-  return NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), begin, prev_end_);
+  return NewNode(PyExprKind::kTuple, PyOp::kNone, items, begin, prev_end_);
 }
 
 PyExpr* SyntaxParser::ParseTest() {
@@ -229,7 +229,7 @@ PyExpr* SyntaxParser::ParseOrTest() {
     Next();
     items.push_back(ParseAndTest());
   }
-  return NewNode(PyExprKind::kBoolOp, PyOp::kOr, std::move(items), begin, prev_end_);
+  return NewNode(PyExprKind::kBoolOp, PyOp::kOr, items, begin, prev_end_);
 }
 
 PyExpr* SyntaxParser::ParseAndTest() {
@@ -241,7 +241,7 @@ PyExpr* SyntaxParser::ParseAndTest() {
     Next();
     items.push_back(ParseNotTest());
   }
-  return NewNode(PyExprKind::kBoolOp, PyOp::kAnd, std::move(items), begin, prev_end_);
+  return NewNode(PyExprKind::kBoolOp, PyOp::kAnd, items, begin, prev_end_);
 }
 
 PyExpr* SyntaxParser::ParseNotTest() {
@@ -454,7 +454,7 @@ PyExpr* SyntaxParser::ParseParenthesized() {
     items.push_back(ParseTest());
   }
   ExpectPunct(Punct::kRParen);
-  PyExpr* tuple = NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), begin, prev_end_);
+  PyExpr* tuple = NewNode(PyExprKind::kTuple, PyOp::kNone, items, begin, prev_end_);
   tuple->parenthesized = true;
   return tuple;
 }
@@ -468,7 +468,7 @@ PyExpr* SyntaxParser::ParseListDisplay() {
     if (!AcceptPunct(Punct::kComma)) break;
   }
   ExpectPunct(Punct::kRBracket);
-  return NewNode(PyExprKind::kList, PyOp::kNone, std::move(items), begin, prev_end_);
+  return NewNode(PyExprKind::kList, PyOp::kNone, items, begin, prev_end_);
 }
 
 PyExpr* SyntaxParser::ParseDictDisplay() {
@@ -489,7 +489,7 @@ PyExpr* SyntaxParser::ParseDictDisplay() {
     if (!AcceptPunct(Punct::kComma)) break;
   }
   ExpectPunct(Punct::kRBrace);
-  return NewNode(PyExprKind::kDict, PyOp::kNone, std::move(items), begin, prev_end_);
+  return NewNode(PyExprKind::kDict, PyOp::kNone, items, begin, prev_end_);
 }
 
 PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
@@ -550,7 +550,7 @@ PyExpr* SyntaxParser::ParseSubscript(PyExpr* value) {
   ExpectPunct(Punct::kRBracket);
   PyExpr* index = items[0];
   if (items.size() > 1 || trailing_comma) {
-    index = NewNode(PyExprKind::kTuple, PyOp::kNone, std::move(items), index_begin, index_end);
+    index = NewNode(PyExprKind::kTuple, PyOp::kNone, items, index_begin, index_end);
   }
   return NewNode(PyExprKind::kSubscript, PyOp::kNone, {value, index}, value->begin, prev_end_);
 }

@@ -2,6 +2,7 @@
 // values, strings, dtypes, extern funcs) and attribute values.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "src/script/printer_internal.h"
 
@@ -26,7 +27,8 @@ double RoundToDtype(double value, DataType dtype) {
     int step_exp = std::max(exp - 11, -24);
     double step = std::ldexp(1.0, step_exp);
     double rounded = std::nearbyint(value / step) * step;
-    if (std::fabs(rounded) > 65504.0) return value > 0 ? INFINITY : -INFINITY;
+    if (std::fabs(rounded) > 65504.0)
+      return std::copysign(std::numeric_limits<double>::infinity(), value);
     return rounded;
   }
   return value;

@@ -25,7 +25,9 @@ std::string PassContext::TimingReport() const {
   std::string out = "pass timings:\n";
   for (const PassTiming& t : timings_) {
     double ms = std::chrono::duration<double, std::milli>(t.time).count();
-    double share = total.count() ? 100.0 * t.time.count() / total.count() : 0.0;
+    double share = total.count() ? 100.0 * static_cast<double>(t.time.count()) /
+                                       static_cast<double>(total.count())
+                                 : 0.0;
     out += fmt::format("  {:>10.3f} ms {:>5.1f}%  {}\n", ms, share, t.pass);
   }
   out += fmt::format("  {:>10.3f} ms        total\n",

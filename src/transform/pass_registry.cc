@@ -22,7 +22,7 @@ bool PassOptions::GetBool(std::string_view name, bool fallback) const {
   return it->second == "true" || it->second == "1";
 }
 
-std::string PassOptions::GetString(std::string_view name, std::string fallback) const {
+std::string PassOptions::GetString(std::string_view name, const std::string& fallback) const {
   auto it = values_.find(std::string(name));
   return it == values_.end() ? fallback : it->second;
 }
@@ -48,7 +48,7 @@ Span PassOptions::SpanOf(std::string_view name) const {
 }
 
 const std::vector<PassInfo>& RegisteredPasses() {
-  static const std::vector<PassInfo> passes = [] {
+  static const std::vector<PassInfo> kPasses = [] {
     std::vector<PassInfo> all = {
         AttachPipelineStagesPassInfo(),
         PipelineParallelRewritePassInfo(),
@@ -58,7 +58,7 @@ const std::vector<PassInfo>& RegisteredPasses() {
               [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });
     return all;
   }();
-  return passes;
+  return kPasses;
 }
 
 const PassInfo* FindPass(std::string_view name) {

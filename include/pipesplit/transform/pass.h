@@ -95,7 +95,7 @@ class PassOptions {
   bool Has(std::string_view name) const { return values_.count(std::string(name)) != 0; }
   int64_t GetInt(std::string_view name, int64_t fallback = 0) const;
   bool GetBool(std::string_view name, bool fallback = false) const;
-  std::string GetString(std::string_view name, std::string fallback = {}) const;
+  std::string GetString(std::string_view name, const std::string& fallback = {}) const;
   std::vector<std::string> GetStringList(std::string_view name) const;
   void Set(std::string name, std::string raw, Span span = {}) {
     spans_[name] = span;

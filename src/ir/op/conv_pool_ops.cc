@@ -183,16 +183,14 @@ CompleteAttrsFn CompleteWindowAttrs(int n, const char* layout_key) {
       }
       if (key == "out_layout" && value.is_none()) {
         value = layout;
-      } else if (key == "output_size" && list && list->size() == 1) {
-        value = IntList(std::vector<int64_t>(n, (*list)[0]));
-      } else if ((key == "strides" || key == "dilation" || key == "pool_size" ||
-                  key == "output_padding") &&
+      } else if ((key == "output_size" || key == "strides" || key == "dilation" ||
+                  key == "pool_size" || key == "output_padding") &&
                  list && list->size() == 1) {
         value = IntList(std::vector<int64_t>(n, (*list)[0]));
       } else if (key == "padding" && list) {
         std::vector<int64_t> p = *list;
         if (p.size() == 1) {
-          p.assign(2 * n, p[0]);
+          p.assign(static_cast<size_t>(2) * n, p[0]);
         } else if (static_cast<int>(p.size()) == n && n > 1) {
           p.insert(p.end(), list->begin(), list->end());
         }

@@ -149,7 +149,8 @@ StructInfo InferEinsum(const CallNode& call) {
     size_t dim = 0;
     for (char l : labels) {
       if (l == kEllipsis) {
-        std::vector<PrimExpr> part(shape.begin() + dim, shape.begin() + dim + ellipsis_len);
+        auto first = shape.begin() + static_cast<std::ptrdiff_t>(dim);
+        std::vector<PrimExpr> part(first, first + static_cast<std::ptrdiff_t>(ellipsis_len));
         if (!ellipsis_shape) {
           ellipsis_shape = part;
         } else if (auto b = BroadcastShapes(call, *ellipsis_shape, part)) {

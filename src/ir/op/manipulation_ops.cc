@@ -102,6 +102,7 @@ StructInfo InferPermuteDims(const CallNode& call) {
   if (identity) return ArgSInfo(call, 0);
   if (!x.shape()) return MakeTensorNdim(x.dtype(), x.ndim(), x.vdevice());
   std::vector<PrimExpr> shape;
+  shape.reserve(axes.size());
   for (int a : axes) shape.push_back((*x.shape())[a]);
   return MakeTensor(std::move(shape), x.dtype(), x.vdevice());
 }

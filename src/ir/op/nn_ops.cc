@@ -44,6 +44,7 @@ bool CheckNormInputs(const CallNode& call, const std::vector<int64_t>& axes) {
   std::vector<std::vector<PrimExpr>> lengths;
   if (data.shape() && !norm_axes.empty()) {
     std::vector<PrimExpr> l;
+    l.reserve(norm_axes.size());
     for (int a : norm_axes) l.push_back((*data.shape())[a]);
     lengths.push_back(std::move(l));
   }
@@ -185,8 +186,10 @@ StructInfo InferPad(const CallNode& call) {
   }
   if (!x.shape()) return MakeTensorNdim(x.dtype(), x.ndim(), "");
   std::vector<PrimExpr> shape;
+  shape.reserve(x.ndim());
   for (int i = 0; i < x.ndim(); ++i) {
-    shape.push_back(Add((*x.shape())[i], Int64(pad[2 * i] + pad[2 * i + 1])));
+    shape.push_back(Add((*x.shape())[i], Int64(pad[2 * static_cast<size_t>(i)] +
+                                               pad[2 * static_cast<size_t>(i) + 1])));
   }
   return MakeTensor(std::move(shape), x.dtype(), "");
 }

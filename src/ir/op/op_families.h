@@ -45,16 +45,16 @@ OpParam SInfoArgs(std::string name = "sinfo_args");
 // Sets OpParam::arg_index.
 OpParam AtIndex(OpParam param, int arg_index);
 // Attribute value helpers for defaults.
-AttrValue IntList(std::vector<int64_t> values);
-AttrValue FloatList(std::vector<double> values);
+AttrValue IntList(const std::vector<int64_t>& values);
+AttrValue FloatList(const std::vector<double>& values);
 // A complete_attrs hook for attributes where a Python int stands for a list of one, as TVM's
 // constructors treat them (axis=1 is stored as [1]).
 using CompleteAttrsFn = std::function<AttrMap(AttrMap, const std::vector<Expr>&)>;
-CompleteAttrsFn ListifyInts(std::vector<std::string> names);
+CompleteAttrsFn ListifyInts(const std::vector<std::string>& names);
 // Relax expressions used as defaults of optional arguments.
-Expr DefaultStr(std::string value);  // R.str(value)
-Expr DefaultInt(int64_t value);      // R.prim_value(value) (int64)
-Expr DefaultVoidTuple();             // R.tuple()
+Expr DefaultStr(const std::string& value);  // R.str(value)
+Expr DefaultInt(int64_t value);             // R.prim_value(value) (int64)
+Expr DefaultVoidTuple();                    // R.tuple()
 
 // ---- Errors ----
 // Throws InferError(message).

@@ -30,18 +30,18 @@ OpParam AtIndex(OpParam param, int arg_index) {
   return param;
 }
 
-AttrValue IntList(std::vector<int64_t> values) {
+AttrValue IntList(const std::vector<int64_t>& values) {
   AttrList list;
   for (int64_t v : values) list.emplace_back(v);
   return AttrValue(std::move(list));
 }
-AttrValue FloatList(std::vector<double> values) {
+AttrValue FloatList(const std::vector<double>& values) {
   AttrList list;
   for (double v : values) list.emplace_back(v);
   return AttrValue(std::move(list));
 }
 
-CompleteAttrsFn ListifyInts(std::vector<std::string> names) {
+CompleteAttrsFn ListifyInts(const std::vector<std::string>& names) {
   return [names](AttrMap attrs, const std::vector<Expr>&) {
     for (auto& [key, value] : attrs) {
       if (std::find(names.begin(), names.end(), key) == names.end()) continue;
@@ -51,7 +51,7 @@ CompleteAttrsFn ListifyInts(std::vector<std::string> names) {
   };
 }
 
-Expr DefaultStr(std::string value) { return std::make_shared<const StringImmNode>(value); }
+Expr DefaultStr(const std::string& value) { return std::make_shared<const StringImmNode>(value); }
 Expr DefaultInt(int64_t value) { return std::make_shared<const PrimValueNode>(IntImm(value)); }
 Expr DefaultVoidTuple() {
   return std::make_shared<const TupleNode>(std::vector<Expr>{}, VoidSInfo());
@@ -378,9 +378,7 @@ std::optional<std::vector<PrimExpr>> BroadcastShapes(const CallNode& call,
     auto ca = AsConstInt(da), cb = AsConstInt(db);
     if (ca == 1) {
       out[n - i] = db;
-    } else if (cb == 1) {
-      out[n - i] = da;
-    } else if (ProvablyEq(da, db)) {
+    } else if (cb == 1 || ProvablyEq(da, db)) {
       out[n - i] = da;
     } else if (ca && cb) {
       Fail(call, "cannot broadcast dimension " + std::to_string(na - i) + " (" +
