@@ -1,8 +1,15 @@
 // MPI transport round trip, run by ctest under `mpirun -np 2`: rank 0 sends tensors of several
 // dtypes and sizes (empty, inline bodies up to the 64 KiB boundary, chunked bodies past it) and
-// rank 1 checks each arrives bit for bit with its dtype and shape, then sends one back.
-// Exit status 0 when every tensor matched on both ranks.
+// rank 1 checks each arrives bit for bit with its dtype and shape, then sends one back. Then
+// rank 0 sends raw messages a peer could garble, and rank 1 checks each is a named error.
+// Exit status 0 when every check passed on both ranks.
+#define OMPI_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include "pipesplit/runtime/tensor.h"
@@ -64,8 +71,40 @@ int main() {
     std::fprintf(stderr, "the reply differs\n");
     ++failures;
   }
+  // Garbled messages on the header tag (the transport's wire format, see transport_mpi.cc).
+  constexpr int kHeaderTag = 101;
+  constexpr int64_t kMagic = 0x7073706c6974;
+  struct Garbled {
+    std::vector<int64_t> words;  // header, then the inline body as whole words
+    std::string expected;
+  };
+  const std::vector<Garbled> garbled = {
+      {{42, 2, 32, 1, 1, 16, 4, 0, 0}, "malformed tensor header from worker 0"},
+      {{kMagic, 2, 32, 1, 1, 16, 4}, "malformed tensor header from worker 0"},  // body missing
+      {{kMagic, 2, 32, 1, 1, 8, 4, 0}, "tensor from worker 0 announces 8 bytes for float32[4]"},
+  };
+  for (const Garbled& g : garbled) {
+    if (rank == 0) {
+      MPI_Send(g.words.data(), static_cast<int>(g.words.size() * sizeof(int64_t)), MPI_BYTE, 1,
+               kHeaderTag, MPI_COMM_WORLD);
+      continue;
+    }
+    try {
+      transport->Recv(1, 0, std::chrono::seconds(30));
+      std::fprintf(stderr, "garbled message accepted; expected: %s\n", g.expected.c_str());
+      ++failures;
+    } catch (const runtime::RuntimeError& e) {
+      if (std::string(e.what()) != g.expected) {
+        std::fprintf(stderr, "error '%s', expected '%s'\n", e.what(), g.expected.c_str());
+        ++failures;
+      }
+    }
+  }
   transport.reset();
   runtime::FinalizeMpi();
-  if (failures == 0 && rank == 1) std::printf("%zu tensors matched\n", cases.size());
+  if (failures == 0 && rank == 1) {
+    std::printf("%zu tensors matched, %zu garbled messages rejected\n", cases.size(),
+                garbled.size());
+  }
   return failures == 0 ? 0 : 1;
 }
