@@ -37,7 +37,8 @@ test: deps
 bench: build
 	$(BUILD_DIR)/bench/pipesplit_bench --benchmark_min_time=0.2
 
-demo: build
+demo: deps
+	$(MAKE) build
 	./examples/demo.sh $(BUILD_DIR)/pipesplit
 
 format:
