@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "pipesplit/analysis/structural_equal.h"
+#include "pipesplit/script/printer.h"
 #include "src/analysis/attr_canon.h"
-#include "src/analysis/render.h"
 
 namespace pipesplit::analysis::structural {
 
@@ -105,14 +105,14 @@ class Comparer {
     return false;
   }
   bool Fail(const Expr& l, const Expr& r) {
-    return difference_ ? Fail(RenderExpr(l), RenderExpr(r)) : false;
+    return difference_ ? Fail(script::PrintShort(l), script::PrintShort(r)) : false;
   }
   bool Fail(const StructInfo& l, const StructInfo& r) {
-    return difference_ ? Fail(RenderStructInfo(l), RenderStructInfo(r)) : false;
+    return difference_ ? Fail(script::PrintShort(l), script::PrintShort(r)) : false;
   }
   bool Fail(const PrimExpr& l, const PrimExpr& r) {
     if (difference_ == nullptr) return false;
-    std::string a = RenderPrimExpr(l), b = RenderPrimExpr(r);
+    std::string a = script::PrintShort(l), b = script::PrintShort(r);
     if (a == b && l && r && l->dtype() != r->dtype()) {  // same text: show the dtypes
       a += " (" + l->dtype().ToString() + ")";
       b += " (" + r->dtype().ToString() + ")";

@@ -25,7 +25,7 @@ bool Comparer::VarDefEq(const Var& l, const Var& r) {
   auto rit = var_r2l_.find(r.get());
   if (it != var_l2r_.end() || rit != var_r2l_.end()) {
     if (it != var_l2r_.end() && it->second == r.get()) return true;
-    return Fail(RenderExpr(l) + " (defined again)", RenderExpr(r));
+    return Fail(script::PrintShort(l) + " (defined again)", script::PrintShort(r));
   }
   var_l2r_.emplace(l.get(), r.get());
   var_r2l_.emplace(r.get(), l.get());
@@ -83,7 +83,7 @@ bool Comparer::CallEq(const CallNode& a, const CallNode& b) {
   }
   if (!SeqEq(
           ".args", a.args(), b.args(), [&](const Expr& x, const Expr& y) { return ExprEq(x, y); },
-          [](const Expr& x) { return RenderExpr(x); })) {
+          [](const Expr& x) { return script::PrintShort(x); })) {
     return false;
   }
   {
@@ -97,14 +97,15 @@ bool Comparer::CallEq(const CallNode& a, const CallNode& b) {
   return SeqEq(
       ".sinfo_args", a.sinfo_args(), b.sinfo_args(),
       [&](const StructInfo& x, const StructInfo& y) { return SInfoEq(x, y, false); },
-      [](const StructInfo& x) { return RenderStructInfo(x); });
+      [](const StructInfo& x) { return script::PrintShort(x); });
 }
 
 bool Comparer::BindingEq(const Binding& l, const Binding& r) {
   if (l == nullptr || r == nullptr || l->kind() != r->kind()) {
     if (l == r) return true;
-    return difference_ ? Fail(l ? RenderBinding(l) : "<null>", r ? RenderBinding(r) : "<null>")
-                       : false;
+    return difference_
+               ? Fail(l ? script::PrintShort(l) : "<null>", r ? script::PrintShort(r) : "<null>")
+               : false;
   }
   // A function bound to a var may call itself through it: define the var first then.
   bool var_first = l->value() && l->value()->kind() == NodeKind::kFunction;
@@ -131,19 +132,21 @@ bool Comparer::BindingEq(const Binding& l, const Binding& r) {
 
 bool Comparer::BlockEq(const BindingBlock& l, const BindingBlock& r) {
   if (l == nullptr || r == nullptr || l->is_dataflow() != r->is_dataflow()) {
-    return l == r ? true : Fail(RenderBlock(l), RenderBlock(r));
+    return l == r ? true : Fail(script::PrintShort(l), script::PrintShort(r));
   }
   return SeqEq(
       ".bindings", l->bindings(), r->bindings(),
       [&](const Binding& x, const Binding& y) { return BindingEq(x, y); },
-      [](const Binding& x) { return RenderBinding(x); });
+      [](const Binding& x) { return script::PrintShort(x); });
 }
 
 bool Comparer::FunctionEq(const FunctionNode& a, const FunctionNode& b) {
   if (!SeqEq(
           ".params", a.params(), b.params(),
           [&](const Var& x, const Var& y) { return VarDefEq(x, y); },
-          [](const Var& x) { return RenderExpr(x) + ": " + RenderStructInfo(x->struct_info()); })) {
+          [](const Var& x) {
+            return script::PrintShort(x) + ": " + script::PrintShort(x->struct_info());
+          })) {
     return false;
   }
   {
@@ -174,9 +177,9 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
       const auto* b = static_cast<const VarNode*>(r.get());
       if (VarUseEq(a, b)) return true;
       if (difference_ == nullptr) return false;
-      std::string rhs = RenderExpr(r);
+      std::string rhs = script::PrintShort(r);
       if (a->name_hint() == b->name_hint()) rhs += " (a different variable)";
-      return Fail(RenderExpr(l), rhs);
+      return Fail(script::PrintShort(l), rhs);
     }
     case NodeKind::kGlobalVar:
       return static_cast<const GlobalVarNode&>(*l).name_hint() ==
@@ -190,7 +193,7 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
                  ".fields", static_cast<const TupleNode&>(*l).fields(),
                  static_cast<const TupleNode&>(*r).fields(),
                  [&](const Expr& x, const Expr& y) { return ExprEq(x, y); },
-                 [](const Expr& x) { return RenderExpr(x); }) &&
+                 [](const Expr& x) { return script::PrintShort(x); }) &&
              ExprSInfoEq(l, r);
     case NodeKind::kTupleGetItem: {
       const auto& a = static_cast<const TupleGetItemNode&>(*l);
@@ -210,7 +213,7 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
           ".values", static_cast<const ShapeExprNode&>(*l).values(),
           static_cast<const ShapeExprNode&>(*r).values(),
           [&](const PrimExpr& x, const PrimExpr& y) { return PrimEq(x, y, false); },
-          [](const PrimExpr& x) { return RenderPrimExpr(x); });
+          [](const PrimExpr& x) { return script::PrintShort(x); });
     case NodeKind::kPrimValue: {
       Step step(this, ".value");
       return PrimEq(static_cast<const PrimValueNode&>(*l).value(),
@@ -262,7 +265,7 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
       if (!SeqEq(
               ".blocks", a.blocks(), b.blocks(),
               [&](const BindingBlock& x, const BindingBlock& y) { return BlockEq(x, y); },
-              [](const BindingBlock& x) { return RenderBlock(x); })) {
+              [](const BindingBlock& x) { return script::PrintShort(x); })) {
         return false;
       }
       {
@@ -305,7 +308,8 @@ bool StructuralEqual(const IRModule& lhs, const IRModule& rhs, StructuralDiffere
   for (const IRModule::Member& member : lhs.members()) {
     const std::string& name = member.gvar->name_hint();
     const IRModule::Member* other = rhs.Find(name);
-    if (other == nullptr) return comparer.FailAt(name, RenderExpr(member.func), "<missing>");
+    if (other == nullptr)
+      return comparer.FailAt(name, script::PrintShort(member.func), "<missing>");
     comparer.Reset();
     comparer.SetRoot(name);
     if (!comparer.ExprEq(member.func, other->func)) return false;
@@ -313,7 +317,7 @@ bool StructuralEqual(const IRModule& lhs, const IRModule& rhs, StructuralDiffere
   for (const IRModule::Member& member : rhs.members()) {
     const std::string& name = member.gvar->name_hint();
     if (lhs.Find(name) == nullptr) {
-      return comparer.FailAt(name, "<missing>", RenderExpr(member.func));
+      return comparer.FailAt(name, "<missing>", script::PrintShort(member.func));
     }
   }
   comparer.Reset();

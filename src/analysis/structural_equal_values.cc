@@ -23,7 +23,8 @@ std::string FirstDifferingLine(const std::string& a, const std::string& b, bool 
   if (start >= text.size()) return "line " + std::to_string(line) + ": <end of text>";
   size_t end = text.find('\n', start);
   std::string content = text.substr(start, end == std::string::npos ? end : end - start);
-  if (content.size() > kMaxRenderLength) content = content.substr(0, kMaxRenderLength) + "...";
+  if (content.size() > script::kShortTextLength)
+    content = content.substr(0, script::kShortTextLength) + "...";
   return "line " + std::to_string(line) + ": " + content;
 }
 
@@ -122,7 +123,7 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
                    const std::vector<PrimExpr>& b) {
     return SeqEq(
         field, a, b, [&](const PrimExpr& x, const PrimExpr& y) { return PrimEq(x, y, def); },
-        [](const PrimExpr& x) { return RenderPrimExpr(x); });
+        [](const PrimExpr& x) { return script::PrintShort(x); });
   };
   switch (l->kind()) {
     case NodeKind::kObjectSInfo:
@@ -173,7 +174,7 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
           ".fields", static_cast<const TupleSInfoNode&>(*l).fields(),
           static_cast<const TupleSInfoNode&>(*r).fields(),
           [&](const StructInfo& x, const StructInfo& y) { return SInfoEq(x, y, def); },
-          [](const StructInfo& x) { return RenderStructInfo(x); });
+          [](const StructInfo& x) { return script::PrintShort(x); });
     case NodeKind::kFuncSInfo: {
       const auto& a = static_cast<const FuncSInfoNode&>(*l);
       const auto& b = static_cast<const FuncSInfoNode&>(*r);
@@ -182,7 +183,7 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
           !SeqEq(
               ".params", *a.params(), *b.params(),
               [&](const StructInfo& x, const StructInfo& y) { return SInfoEq(x, y, true); },
-              [](const StructInfo& x) { return RenderStructInfo(x); })) {
+              [](const StructInfo& x) { return script::PrintShort(x); })) {
         return false;
       }
       {
@@ -207,11 +208,11 @@ bool Comparer::AttrsEq(const CanonicalAttrs& l, const CanonicalAttrs& r) {
   while (i < l.size() || j < r.size()) {
     if (j == r.size() || (i < l.size() && l[i].key < r[j].key)) {
       Step step(this, l[i].key);
-      return Fail(RenderAttrValue(*l[i].value), Missing());
+      return Fail(script::PrintShort(*l[i].value), Missing());
     }
     if (i == l.size() || r[j].key < l[i].key) {
       Step step(this, r[j].key);
-      return Fail(Missing(), RenderAttrValue(*r[j].value));
+      return Fail(Missing(), script::PrintShort(*r[j].value));
     }
     Step step(this, l[i].key);
     if (!AttrEq(*l[i].value, *r[j].value)) return false;
@@ -224,7 +225,9 @@ bool Comparer::AttrsEq(const CanonicalAttrs& l, const CanonicalAttrs& r) {
 bool Comparer::AttrEq(const AttrValue& l, const AttrValue& r) {
   DepthGuard guard(&depth_);
   if (guard.too_deep()) return Fail("<nesting too deep>", "<nesting too deep>");
-  auto fail = [&] { return difference_ ? Fail(RenderAttrValue(l), RenderAttrValue(r)) : false; };
+  auto fail = [&] {
+    return difference_ ? Fail(script::PrintShort(l), script::PrintShort(r)) : false;
+  };
   // An int64 attribute equals an int64 immediate of the same value (the same TVM IntImm).
   auto as_int64 = [](const AttrValue& v) -> std::optional<int64_t> {
     if (const int64_t* i = v.as_int()) return *i;
@@ -254,7 +257,7 @@ bool Comparer::AttrEq(const AttrValue& l, const AttrValue& r) {
   if (const AttrList* a = l.as_list()) {
     return SeqEq(
         "", *a, *r.as_list(), [&](const AttrValue& x, const AttrValue& y) { return AttrEq(x, y); },
-        [](const AttrValue& x) { return RenderAttrValue(x); });
+        [](const AttrValue& x) { return script::PrintShort(x); });
   }
   if (const AttrMap* a = l.as_map())
     return AttrsEq(CanonicalizeAttrs(*a), CanonicalizeAttrs(*r.as_map()));
@@ -268,7 +271,7 @@ bool Comparer::AttrEq(const AttrValue& l, const AttrValue& r) {
     if (!SeqEq(
             ".args", a->args, b->args,
             [&](const AttrValue& x, const AttrValue& y) { return AttrEq(x, y); },
-            [](const AttrValue& x) { return RenderAttrValue(x); })) {
+            [](const AttrValue& x) { return script::PrintShort(x); })) {
       return false;
     }
     Step step(this, ".kwargs");
@@ -284,7 +287,7 @@ bool Comparer::LambdaEq(const AttrCall& a, const AttrCall& b,
   if (!other || other->size() != params.size()) {
     Step step(this, ".args");
     Step item(this, size_t{0});
-    return Fail(RenderAttrValue(a.args[0]), RenderAttrValue(b.args[0]));
+    return Fail(script::PrintShort(a.args[0]), script::PrintShort(b.args[0]));
   }
   // The params are bound afresh for the body (shadowing any outer pairing), then unbound.
   struct Saved {

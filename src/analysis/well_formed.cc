@@ -50,7 +50,7 @@
 #include "pipesplit/analysis/well_formed.h"
 
 #include "pipesplit/ir/struct_info.h"
-#include "src/analysis/render.h"
+#include "pipesplit/script/printer.h"
 #include "src/analysis/well_formed_checker.h"
 
 namespace pipesplit::analysis {
@@ -84,7 +84,7 @@ std::vector<Diagnostic> WellFormedChecker::Run() {
     if (const AttrValue* symbol = func->GetAttr("global_symbol")) {
       const std::string* text = symbol->as_string();
       if (text == nullptr || *text != name) {
-        Error(func->span(), "the global_symbol " + RenderAttrValue(*symbol) + " of " +
+        Error(func->span(), "the global_symbol " + script::PrintShort(*symbol) + " of " +
                                 FunctionName(name) + " does not match its name");
       }
     }
@@ -134,9 +134,9 @@ void WellFormedChecker::CheckFunction(const FunctionNode& func, const std::strin
   const Expr& body = func.body();
   if (func.ret_struct_info() && body && body->struct_info() &&
       ProvablyIncompatible(func.ret_struct_info(), body->struct_info())) {
-    Error(span, "the return struct info " + RenderStructInfo(func.ret_struct_info()) + " of " +
+    Error(span, "the return struct info " + script::PrintShort(func.ret_struct_info()) + " of " +
                     FunctionName(name) + " contradicts its body's " +
-                    RenderStructInfo(body->struct_info()));
+                    script::PrintShort(body->struct_info()));
   }
 
   PopScope(mark);
@@ -216,9 +216,9 @@ void WellFormedChecker::CheckBinding(const Binding& binding, Span context) {
   if (binding->kind() == NodeKind::kVarBinding && var && value && var->struct_info() &&
       value->struct_info() && !IsBaseOf(var->struct_info(), value->struct_info())) {
     Error(Pick(var->span(), span), "variable " + Quoted(var->name_hint()) + " is annotated as " +
-                                       RenderStructInfo(var->struct_info()) +
+                                       script::PrintShort(var->struct_info()) +
                                        " but its value has struct info " +
-                                       RenderStructInfo(value->struct_info()));
+                                       script::PrintShort(value->struct_info()));
   }
 }
 

@@ -2,8 +2,8 @@
 // struct info and purity (invariants 4 to 9 of well_formed.cc).
 #include "pipesplit/ir/op.h"
 #include "pipesplit/ir/struct_info.h"
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
-#include "src/analysis/render.h"
 #include "src/analysis/well_formed_checker.h"
 
 namespace pipesplit::analysis {
@@ -119,7 +119,7 @@ std::string KindPhrase(const Expr& expr) {
 
 bool WellFormedChecker::HasStructInfo(const Expr& expr, Span span) {
   if (expr->struct_info() != nullptr) return true;
-  Error(span, "expression " + RenderExpr(expr) + " has no struct info");
+  Error(span, "expression " + script::PrintShort(expr) + " has no struct info");
   return false;
 }
 
@@ -168,7 +168,7 @@ void WellFormedChecker::CheckExpr(const Expr& expr, Span context) {
       for (const PrimExpr& value : static_cast<const ShapeExprNode&>(*expr).values()) {
         CheckTirVars(value, span);
         if (value && !value->dtype().is_int()) {
-          Error(span, "shape values must be integers, but " + RenderPrimExpr(value) + " is " +
+          Error(span, "shape values must be integers, but " + script::PrintShort(value) + " is " +
                           value->dtype().ToString());
         }
       }
@@ -250,8 +250,8 @@ void WellFormedChecker::CheckCallTir(const CallNode& call, Span span) {
   if (gvar == nullptr) return;  // the op's inference rule rejects a callee that is no GlobalVar
   const IRModule::Member* member = mod_.Find(gvar->name_hint());
   if (member == nullptr || member->func->kind() == NodeKind::kPrimFunc) return;
-  Error(span, RenderCallee(call.op()) + " expects a prim function, but cls." + gvar->name_hint() +
-                  " is " +
+  Error(span, script::PrintShortCallee(call.op()) + " expects a prim function, but cls." +
+                  gvar->name_hint() + " is " +
                   (member->func->kind() == NodeKind::kFunction ? "a Relax function"
                                                                : "an extern function"));
 }
@@ -275,15 +275,15 @@ void WellFormedChecker::CheckCallStructInfo(const CallNode& call, Span span) {
     return;
   }
   if (inferred && ProvablyIncompatible(call.struct_info(), inferred)) {
-    Error(span, RenderCallee(call.op()) + " has struct info " +
-                    RenderStructInfo(call.struct_info()) + ", but its arguments give " +
-                    RenderStructInfo(inferred));
+    Error(span, script::PrintShortCallee(call.op()) + " has struct info " +
+                    script::PrintShort(call.struct_info()) + ", but its arguments give " +
+                    script::PrintShort(inferred));
   }
 }
 
 void WellFormedChecker::CheckPurity(const CallNode& call, Span span) {
   if (call.op() == nullptr || !IsImpureCall(call)) return;
-  std::string callee = RenderCallee(call.op());
+  std::string callee = script::PrintShortCallee(call.op());
   if (in_dataflow_) Error(span, "impure call to " + callee + " inside a dataflow block");
   if (!functions_.empty() && CurrentFunction().must_be_pure) {
     const FunctionFrame& f = CurrentFunction();

@@ -19,7 +19,6 @@
 //   parser_intrinsics.cc T.* and I.* calls: immediates, declarations, intrinsics
 //   parser_sinfo.cc     struct info annotations, symbolic dimensions, vdevices
 //   parser_value.cc     Value conversions (to Relax args, PrimExprs, attributes)
-//   parser_render.cc    struct info rendering for diagnostics
 #ifndef PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
 #define PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
 
@@ -36,6 +35,7 @@
 #include "pipesplit/ir/module.h"
 #include "pipesplit/ir/op.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/source.h"
 #include "src/script/lexer.h"
 #include "src/script/parser_ast.h"
@@ -334,8 +334,13 @@ bool IsRelaxCall(const PyExpr* e, std::string_view name);
 // Structural equality of struct info (symbolic vars by identity, dims by ProvablyEqual).
 bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b);
 
-// Renders struct info in the classic TVMScript spelling, for diagnostics.
-std::string RenderStructInfo(const ir::StructInfo& sinfo);
+// Struct info as the parser's diagnostics spell it: the printer's classic spelling on one
+// line, not cut.
+inline std::string RenderStructInfo(const ir::StructInfo& sinfo) {
+  FragmentOptions options;
+  options.one_line = true;
+  return PrintStructInfo(sinfo, options);
+}
 
 }  // namespace pipesplit::script
 

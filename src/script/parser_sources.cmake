@@ -10,7 +10,6 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_literals.cc
   parser_module.cc
   parser_operators.cc
-  parser_render.cc
   parser_sinfo.cc
   parser_syntax_expr.cc
   parser_syntax_stmt.cc

@@ -58,6 +58,7 @@ std::string Printer::RelaxVar(const ir::VarNode& var) {
 
 std::string Printer::GlobalVarRef(const ir::GlobalVarNode& gvar) {
   const std::string& name = gvar.name_hint();
+  if (config_.one_line) return "cls." + name;  // as a function body refers to it
   if (mod_ == nullptr || mod_->Find(name) == nullptr || config_.fragment) return name;
   Frame* f = RelaxFrame();
   if (f == nullptr || !f->is_func) return "Module." + name;
@@ -82,6 +83,9 @@ std::string Printer::Callee(const ir::Expr& expr) {
 }
 
 std::string Printer::Expr(const ir::Expr& expr) {
+  if (!expr) return "<null>";
+  Nest nest(this);
+  if (nest.too_deep()) return "...";
   switch (expr->kind()) {
     case NodeKind::kVar:
     case NodeKind::kDataflowVar:
@@ -133,7 +137,7 @@ std::string Printer::Expr(const ir::Expr& expr) {
       std::string out = "R.shape([";
       for (size_t i = 0; i < n->values().size(); ++i) {
         if (i > 0) out += ", ";
-        out += ShapeDim(n->values()[i]);
+        out += Dim(n->values()[i]);
       }
       out += "])";
       return out;
@@ -161,7 +165,7 @@ std::string Printer::Expr(const ir::Expr& expr) {
       return ir::As<ir::PrimFuncNode>(expr)->name();
     default:
       // If / SeqExpr / Function only occur as statements; TVM cannot print them inline.
-      return "<unprintable>";
+      return config_.one_line ? Summary(expr) : "<unprintable>";
   }
 }
 
@@ -217,6 +221,8 @@ std::string Printer::Lambda(const ir::AttrList& params, const ir::AttrValue& bod
 }
 
 std::string Printer::Attr(const ir::AttrValue& value) {
+  Nest nest(this);
+  if (nest.too_deep()) return "...";
   const ir::AttrValue::Variant& v = value.value();
   if (value.is_none()) return "None";
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "True" : "False";

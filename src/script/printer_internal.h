@@ -115,6 +115,11 @@ class Printer {
     // Fragment mode (PrintExpr / PrintStructInfo): vars print their names, nothing is
     // declared, dims are never quoted.
     bool fragment = false;
+    // One-line fragments for messages (printer_fragment.cc): statements summarized, module
+    // functions as `cls.f`, missing struct info as "<none>".
+    bool one_line = false;
+    // Expr / SInfo / Attr nested deeper than this print "..." (0: no limit).
+    int max_depth = 0;
   };
 
   Printer(const Config& config, const ir::IRModule* mod);
@@ -123,6 +128,12 @@ class Printer {
   std::string Module();                               // printer_module.cc
   std::string Fragment(const ir::Expr& expr);         // printer_module.cc
   std::string Fragment(const ir::StructInfo& sinfo);  // printer_module.cc
+  // Fragments for messages (printer_fragment.cc).
+  std::string FragmentAttr(const ir::AttrValue& value);
+  std::string FragmentBinding(const ir::Binding& binding);
+  std::string FragmentBlock(const ir::BindingBlock& block);
+  std::string FragmentCallee(const ir::Expr& callee);
+  std::string FragmentLine(const ir::Expr& expr);
 
  private:
   // A scope of the IRDocsifier: names defined in it are freed when it ends.
@@ -138,6 +149,7 @@ class Printer {
     std::vector<const void*> defined;
   };
   class FrameScope;  // below
+  class Nest;        // below
 
   bool current() const { return config_.syntax == ir::Syntax::kCurrent; }
 
@@ -156,7 +168,7 @@ class Printer {
 
   // ---- symbolic expressions (printer_prim.cc) ----
   PrimText Prim(const ir::PrimExpr& expr);
-  std::string PrimStr(const ir::PrimExpr& expr) { return Prim(expr).text; }
+  std::string PrimStr(const ir::PrimExpr& expr) { return expr ? Prim(expr).text : "<null>"; }
   // A dim in a shape / prim value (TVM's PrintShapeVar): quoted in a function signature when
   // it mentions a var first seen there.
   std::string ShapeDim(const ir::PrimExpr& expr);
@@ -165,6 +177,7 @@ class Printer {
 
   // ---- struct info (printer_sinfo.cc) ----
   std::string SInfo(const ir::StructInfo& sinfo);
+  std::string Dim(const ir::PrimExpr& expr);  // ShapeDim, "<null>" for a missing dim
   // The binding annotation (TVM's StructInfoAsAnn): none when the rhs is R.call_tir /
   // R.call_dps_packed and the var's struct info equals the declared output.
   std::optional<std::string> Annotation(const ir::VarNode& var, const ir::Expr& rhs);
@@ -197,6 +210,10 @@ class Printer {
   std::vector<StmtDoc> HeaderWrap(std::vector<StmtDoc> stmts);
   std::string RhsText(const ir::Expr& value);  // a tuple of 2+ fields unparenthesized
 
+  // ---- one-line summaries of statements (printer_fragment.cc) ----
+  std::string Summary(const ir::Expr& expr);  // a function, body or if on one line
+  std::string BindingLine(const ir::BindingNode& binding);
+
   // ---- module (printer_module.cc) ----
   std::vector<StmtDoc> HeaderComments() const;
   void PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out);
@@ -204,6 +221,7 @@ class Printer {
   Config config_;
   const ir::IRModule* mod_;
   uint32_t usage_ = 0;
+  int depth_ = 0;                              // current nesting of Expr / SInfo / Attr (Nest)
   std::pmr::monotonic_buffer_resource arena_;  // nodes of the name tables below
   NameTable names_{&arena_};
   std::pmr::unordered_map<const void*, std::string> obj_names_{&arena_};
@@ -230,6 +248,23 @@ class Printer::FrameScope {
  private:
   Printer* printer_;
   Frame frame_;
+};
+
+// Counts one level of Expr / SInfo / Attr nesting for its lifetime.
+class Printer::Nest {
+ public:
+  explicit Nest(Printer* printer) : printer_(printer) { ++printer_->depth_; }
+  ~Nest() { --printer_->depth_; }
+  Nest(const Nest&) = delete;
+  Nest& operator=(const Nest&) = delete;
+
+  // Past the configured depth: the caller prints "..." instead of recursing.
+  bool too_deep() const {
+    return printer_->config_.max_depth > 0 && printer_->depth_ > printer_->config_.max_depth;
+  }
+
+ private:
+  Printer* printer_;
 };
 
 }  // namespace pipesplit::script::printer

@@ -135,17 +135,6 @@ std::string Printer::Fragment(const ir::StructInfo& sinfo) {
 
 }  // namespace printer
 
-namespace {
-
-printer::Printer::Config FragmentConfig(ir::Syntax syntax) {
-  printer::Printer::Config config;
-  config.syntax = syntax;
-  config.fragment = true;
-  return config;
-}
-
-}  // namespace
-
 std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options) {
   printer::Printer::Config config;
   config.syntax = options.syntax.value_or(mod.syntax());
@@ -157,11 +146,15 @@ std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options) {
 }
 
 std::string PrintStructInfo(const ir::StructInfo& sinfo, ir::Syntax syntax) {
-  return printer::Printer(FragmentConfig(syntax), nullptr).Fragment(sinfo);
+  FragmentOptions options;
+  options.syntax = syntax;
+  return PrintStructInfo(sinfo, options);
 }
 
 std::string PrintExpr(const ir::Expr& expr, ir::Syntax syntax) {
-  return printer::Printer(FragmentConfig(syntax), nullptr).Fragment(expr);
+  FragmentOptions options;
+  options.syntax = syntax;
+  return PrintExpr(expr, options);
 }
 
 }  // namespace pipesplit::script

@@ -127,8 +127,12 @@ std::string Printer::Tuple(const std::vector<std::string>& fields) {
   return out;
 }
 
+std::string Printer::Dim(const PrimExpr& expr) { return expr ? ShapeDim(expr) : "<null>"; }
+
 std::string Printer::SInfo(const StructInfo& sinfo) {
-  if (!sinfo) return "R.Object";
+  if (!sinfo) return config_.one_line ? "<none>" : "R.Object";
+  Nest nest(this);
+  if (nest.too_deep()) return "...";
   switch (sinfo->kind()) {
     case NodeKind::kObjectSInfo:
       usage_ |= kUseRelax;
@@ -141,17 +145,21 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
         return "T." + n->dtype().ToString();
       }
       usage_ |= kUseRelax;
-      if (n->value()) return "R.Prim(value=" + ShapeDim(n->value()) + ")";
+      if (n->value()) return "R.Prim(value=" + Dim(n->value()) + ")";
       return "R.Prim(" + StrLiteral(n->dtype().ToString()) + ")";
     }
     case NodeKind::kShapeSInfo: {
       const auto* n = ir::As<ir::ShapeSInfoNode>(sinfo);
       usage_ |= kUseRelax;
-      if (!n->values()) return "R.Shape(ndim=" + std::to_string(n->ndim()) + ")";
+      if (!n->values()) {
+        // One line: the unknown ndim left out, as R.Tensor leaves it out.
+        if (config_.one_line && n->ndim() == -1) return "R.Shape";
+        return "R.Shape(ndim=" + std::to_string(n->ndim()) + ")";
+      }
       std::string out = "R.Shape([";
       for (size_t i = 0; i < n->values()->size(); ++i) {
         if (i > 0) out += ", ";
-        out += ShapeDim((*n->values())[i]);
+        out += Dim((*n->values())[i]);
       }
       out += "])";
       return out;
@@ -163,7 +171,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
       if (n->shape()) {
         std::vector<std::string> dims;
         dims.reserve(n->shape()->size());
-        for (const PrimExpr& d : *n->shape()) dims.push_back(ShapeDim(d));
+        for (const PrimExpr& d : *n->shape()) dims.push_back(Dim(d));
         args.push_back(Tuple(dims));
       }
       if (!n->dtype().is_void()) args.push_back("dtype=" + StrLiteral(n->dtype().ToString()));

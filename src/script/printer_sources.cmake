@@ -3,6 +3,7 @@ set(PIPESPLIT_PRINTER_SOURCES
   printer_call.cc
   printer_doc.cc
   printer_expr.cc
+  printer_fragment.cc
   printer_function.cc
   printer_module.cc
   printer_names.cc

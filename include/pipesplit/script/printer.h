@@ -3,6 +3,7 @@
 #ifndef PIPESPLIT_SCRIPT_PRINTER_H_
 #define PIPESPLIT_SCRIPT_PRINTER_H_
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -26,10 +27,54 @@ struct PrintOptions {
 // The whole module, header comments included, ending with one newline.
 std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options = {});
 
-// Fragments for messages and tests (classic syntax unless told otherwise; symbolic vars by
-// name, no quoting).
+// ---- Fragments ----
+//
+// Any piece of IR as the printer spells it inside a module, classic syntax unless told
+// otherwise; symbolic vars and local vars by name, nothing declared, dims never quoted.
+// Partially built IR prints too: a missing piece reads "<null>" (a missing struct info
+// "R.Object", on one line "<none>"), and nesting past a fixed depth reads "...".
+
+struct FragmentOptions {
+  ir::Syntax syntax = ir::Syntax::kClassic;
+  // One line, for messages: what the printer prints as statements is summarized (a function
+  // by its decorator and def line, a body as "{2 bindings; return x}", a binding block as
+  // "with R.dataflow(): 2 bindings", an if as "if c: ... else: ..."), every binding is
+  // annotated, an op alone reads "R.add", a module function "cls.f", a prim function
+  // "T.prim_func f", a symbolic attribute value with its dtype ("T.int32(2)"), a shape of
+  // unknown ndim "R.Shape" (the default left out, as for R.Tensor).
+  bool one_line = false;
+  // When nonzero, longer text is cut to this many characters and "..." appended.
+  size_t max_length = 0;
+};
+
+// Length PrintShort cuts at.
+inline constexpr size_t kShortTextLength = 160;
+
 std::string PrintStructInfo(const ir::StructInfo& sinfo, ir::Syntax syntax = ir::Syntax::kClassic);
+std::string PrintStructInfo(const ir::StructInfo& sinfo, const FragmentOptions& options);
+// An expression; a function prints as TVM prints it alone (named by its global symbol, else
+// "main"), a body or an if as the statements the printer writes for them.
 std::string PrintExpr(const ir::Expr& expr, ir::Syntax syntax = ir::Syntax::kClassic);
+std::string PrintExpr(const ir::Expr& expr, const FragmentOptions& options);
+// A symbolic expression standing alone, with its dtype unless int64 (`n + 1`, `T.int32(1)`).
+std::string PrintPrimExpr(const ir::PrimExpr& expr, const FragmentOptions& options = {});
+std::string PrintAttrValue(const ir::AttrValue& value, const FragmentOptions& options = {});
+// A binding as its statement(s) (`y: R.Tensor((4,), dtype="float32") = R.add(x, x)`).
+std::string PrintBinding(const ir::Binding& binding, const FragmentOptions& options = {});
+// A binding block as its statements (`with R.dataflow():` and its body when dataflow).
+std::string PrintBindingBlock(const ir::BindingBlock& block, const FragmentOptions& options = {});
+// How a call names its callee: `R.add`, `R.call_packed("symbol")`, `cls.f`, `f`.
+std::string PrintCallee(const ir::Expr& callee, const FragmentOptions& options = {});
+
+// One line of at most max_length characters (then "..."), for diagnostics and difference
+// reports: the functions above with {classic, one_line, max_length}.
+std::string PrintShort(const ir::Expr& expr, size_t max_length = kShortTextLength);
+std::string PrintShort(const ir::StructInfo& sinfo, size_t max_length = kShortTextLength);
+std::string PrintShort(const ir::PrimExpr& expr, size_t max_length = kShortTextLength);
+std::string PrintShort(const ir::AttrValue& value, size_t max_length = kShortTextLength);
+std::string PrintShort(const ir::Binding& binding, size_t max_length = kShortTextLength);
+std::string PrintShort(const ir::BindingBlock& block, size_t max_length = kShortTextLength);
+std::string PrintShortCallee(const ir::Expr& callee, size_t max_length = kShortTextLength);
 
 }  // namespace pipesplit::script
 
