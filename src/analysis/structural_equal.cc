@@ -103,9 +103,7 @@ bool Comparer::CallEq(const CallNode& a, const CallNode& b) {
 bool Comparer::BindingEq(const Binding& l, const Binding& r) {
   if (l == nullptr || r == nullptr || l->kind() != r->kind()) {
     if (l == r) return true;
-    return difference_
-               ? Fail(l ? script::PrintShort(l) : "<null>", r ? script::PrintShort(r) : "<null>")
-               : false;
+    return difference_ ? Fail(script::PrintShort(l), script::PrintShort(r)) : false;
   }
   // A function bound to a var may call itself through it: define the var first then.
   bool var_first = l->value() && l->value()->kind() == NodeKind::kFunction;
@@ -145,7 +143,8 @@ bool Comparer::FunctionEq(const FunctionNode& a, const FunctionNode& b) {
           ".params", a.params(), b.params(),
           [&](const Var& x, const Var& y) { return VarDefEq(x, y); },
           [](const Var& x) {
-            return script::PrintShort(x) + ": " + script::PrintShort(x->struct_info());
+            return script::PrintShort(x) + ": " +
+                   script::PrintShort(x ? x->struct_info() : nullptr);
           })) {
     return false;
   }

@@ -101,6 +101,10 @@ std::string Printer::FragmentBinding(const ir::Binding& binding) {
   if (config_.one_line || !Printable(binding)) return BindingLine(*binding);
   std::vector<StmtDoc> stmts;
   Binding(*binding, &stmts);
+  // A bound function comes with the header comments of a lone function: not in a fragment.
+  size_t header = 0;
+  while (header < stmts.size() && stmts[header].kind == StmtDoc::Kind::kComment) ++header;
+  stmts.erase(stmts.begin(), stmts.begin() + static_cast<std::ptrdiff_t>(header));
   std::string out;
   RenderStmts(stmts, &out);
   return out;

@@ -1,5 +1,7 @@
 // Printer tests on fragments (PrintStructInfo / PrintExpr) in both syntaxes: every struct info
-// kind, symbolic expressions (precedence, TVM's function forms), literals, calls and attrs.
+// kind, symbolic expressions (precedence, TVM's function forms), literals, calls and attrs; the
+// other fragments (symbolic expressions alone, attribute values, bindings, blocks, callees) in
+// full and on one line (PrintShort), cut, on partially built and deeply nested IR.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -264,6 +266,130 @@ TEST(PrinterFragmentTest, FunctionFragmentHasNoHeader) {
             "def main(a: R.Tensor((10, 10))) -> R.Tensor((10, 10)):\n"
             "    R.func_attr({\"some_attr\": 1})\n"
             "    return a");
+}
+
+TEST(PrinterFragmentTest, PrimExprsAndAttrValues) {
+  TirVar n = MakeTirVar("n");
+  EXPECT_EQ(PrintPrimExpr(Bin(BinaryOp::kAdd, n, I(1))), "n + 1");
+  EXPECT_EQ(PrintPrimExpr(IntImm(2, Dt("int32"))), "T.int32(2)");
+  EXPECT_EQ(PrintPrimExpr(nullptr), "<null>");
+  EXPECT_EQ(PrintShort(PrimExpr(I(7))), "7");
+  EXPECT_EQ(PrintAttrValue(AttrValue("fast")), "\"fast\"");
+  EXPECT_EQ(PrintAttrValue(AttrValue(1.5)), "1.5");
+  EXPECT_EQ(PrintAttrValue(AttrValue(AttrList{int64_t{1}, true, AttrValue()})), "[1, True, None]");
+  // A dictionary prints sorted by key, as in R.func_attr.
+  EXPECT_EQ(PrintAttrValue(AttrValue(AttrMap{{"b", int64_t{2}}, {"a", "x"}})),
+            "{\"a\": \"x\", \"b\": 2}");
+  EXPECT_EQ(PrintAttrValue(AttrValue(AttrCall{"I.vdevice", {"llvm"}, {}})), "I.vdevice(\"llvm\")");
+  // A symbolic value alone: as inside a module in full, with its dtype on one line.
+  EXPECT_EQ(PrintAttrValue(AttrValue(IntImm(2, Dt("int32")))), "2");
+  EXPECT_EQ(PrintShort(AttrValue(IntImm(2, Dt("int32")))), "T.int32(2)");
+  EXPECT_EQ(PrintShort(AttrValue(int64_t{2})), "2");
+}
+
+TEST(PrinterFragmentTest, BindingsAndBlocks) {
+  Var x = MakeVar("x", Tensor({I(2)}));
+  Expr add = OpCall("relax.add", {x, x}, x->struct_info());
+  Var lv = DfVar("lv", x->struct_info());
+  Var gv = MakeVar("gv", x->struct_info());
+  Binding b1 = Bind(lv, add);
+  Binding b2 = Bind(gv, OpCall("relax.multiply", {lv, x}, x->struct_info()));
+  EXPECT_EQ(PrintBinding(b1), "lv: R.Tensor((2,), dtype=\"float32\") = R.add(x, x)");
+  EXPECT_EQ(PrintShort(b1), "lv: R.Tensor((2,), dtype=\"float32\") = R.add(x, x)");
+  Binding cast = Cast(MakeVar("y", Tensor({I(2)})), x, Tensor({I(2)}));
+  EXPECT_EQ(PrintShort(cast),
+            "y: R.Tensor((2,), dtype=\"float32\") = R.match_cast(x, R.Tensor((2,), "
+            "dtype=\"float32\"))");
+  BindingBlock dataflow = Block({b1, b2}, /*dataflow=*/true);
+  EXPECT_EQ(PrintBindingBlock(dataflow),
+            "with R.dataflow():\n"
+            "    lv: R.Tensor((2,), dtype=\"float32\") = R.add(x, x)\n"
+            "    gv: R.Tensor((2,), dtype=\"float32\") = R.multiply(lv, x)\n"
+            "    R.output(gv)");
+  EXPECT_EQ(PrintShort(dataflow), "with R.dataflow(): 2 bindings");
+  EXPECT_EQ(PrintShort(Block({b1})), "1 binding");
+  // A body, an if and a function alone: statements in full, summarized on one line.
+  Expr body = Seq({Block({b2})}, gv);
+  EXPECT_EQ(PrintShort(body), "{1 binding; return gv}");
+  Var c = MakeVar("c", Prim("bool"));
+  Expr branch = std::make_shared<const IfNode>(c, body, Seq({}, x), x->struct_info());
+  EXPECT_EQ(PrintShort(branch), "if c: {1 binding; return gv} else: {0 bindings; return x}");
+  Function f = Func({x, c}, body, x->struct_info(), {}, /*pure=*/false);
+  EXPECT_EQ(PrintShort(f),
+            "@R.function(pure=False, private=True) def main(x: R.Tensor((2,), "
+            "dtype=\"float32\"), c: R.Prim(\"bool\")) -> R.Tensor((2,), dtype=\"float32\"): ...");
+  EXPECT_EQ(PrintExpr(f).substr(0, 47), "@R.function(pure=False, private=True)\ndef main(");
+  // A binding of a function: its def in full, one line in short.
+  Var local = MakeVar("g", f->struct_info());
+  EXPECT_EQ(PrintBinding(Bind(local, f)).substr(0, 36), "@R.function(pure=False)\ndef g(x: R.T");
+  EXPECT_EQ(PrintShort(Bind(local, f)).substr(0, 63),
+            "g: R.Callable((R.Tensor((2,), dtype=\"float32\"), R.Prim(\"bool\"))");
+}
+
+TEST(PrinterFragmentTest, CalleesAndNamesAlone) {
+  Var x = MakeVar("x", Tensor({I(2)}));
+  EXPECT_EQ(PrintCallee(GetOp("relax.add")), "R.add");
+  EXPECT_EQ(PrintCallee(GetOp("relax.call_pure_packed")), "R.call_pure_packed");
+  EXPECT_EQ(PrintCallee(Extern("side_effect")), "R.call_packed(\"side_effect\")");
+  auto gv = std::make_shared<const GlobalVarNode>("helper", nullptr);
+  EXPECT_EQ(PrintShortCallee(gv), "cls.helper");
+  EXPECT_EQ(PrintShortCallee(x), "x");
+  // Alone on one line: an op and a module function as called, a prim function by name.
+  EXPECT_EQ(PrintShort(Expr(GetOp("relax.multiply"))), "R.multiply");
+  EXPECT_EQ(PrintShort(Expr(gv)), "cls.helper");
+  EXPECT_EQ(PrintShort(CallExpr(gv, {x}, x->struct_info())), "cls.helper(x)");
+  EXPECT_EQ(PrintShort(Expr(std::make_shared<const PrimFuncNode>("k", "x", false))),
+            "T.prim_func k");
+  EXPECT_EQ(PrintShort(Extern("f")), "R.ExternFunc(\"f\")");
+  // In full, an op is an I.Op reference.
+  EXPECT_EQ(PrintExpr(GetOp("relax.add")), "I.Op(\"relax.add\")");
+}
+
+TEST(PrinterFragmentTest, ShortTextIsCut) {
+  std::vector<Expr> fields;
+  for (int i = 0; i < 100; ++i) fields.push_back(Str("s" + std::to_string(i)));
+  Expr tuple = TupleOf(fields);
+  std::string full = PrintExpr(tuple);
+  std::string cut = PrintShort(tuple);
+  EXPECT_GT(full.size(), kShortTextLength);
+  EXPECT_EQ(cut, full.substr(0, kShortTextLength) + "...");
+  EXPECT_EQ(PrintShort(tuple, 10), "(R.str(\"s0...");
+  FragmentOptions options;
+  options.max_length = 5;
+  EXPECT_EQ(PrintStructInfo(ObjectSInfo(), options), "R.Obj...");
+}
+
+TEST(PrinterFragmentTest, PartialIrPrintsMissingPieces) {
+  Var x = MakeVar("x", Tensor({I(2)}));
+  EXPECT_EQ(PrintExpr(nullptr), "<null>");
+  EXPECT_EQ(PrintShort(Expr(nullptr)), "<null>");
+  EXPECT_EQ(PrintShort(OpCall("relax.add", {x, nullptr}, nullptr)), "R.add(x, <null>)");
+  EXPECT_EQ(PrintShort(Tensor({I(2), nullptr})), "R.Tensor((2, <null>), dtype=\"float32\")");
+  EXPECT_EQ(PrintShort(StructInfo(nullptr)), "<none>");
+  EXPECT_EQ(PrintStructInfo(nullptr), "R.Object");
+  EXPECT_EQ(PrintShort(Binding(nullptr)), "<null>");
+  // In full, a missing struct info reads R.Object, as the printer has always spelled it.
+  EXPECT_EQ(PrintBinding(Bind(MakeVar("y", nullptr), nullptr)), "y: R.Object = <null>");
+  EXPECT_EQ(PrintShort(Bind(MakeVar("y", nullptr), nullptr)), "y: <none> = <null>");
+  EXPECT_EQ(PrintShort(BindingBlock(nullptr)), "<null>");
+  EXPECT_EQ(PrintShort(Seq({nullptr}, x)), "{0 bindings; return x}");
+  EXPECT_EQ(PrintShort(Func({MakeVar("p", nullptr)}, x, nullptr)),
+            "@R.function(private=True) def main(p: <none>) -> <none>: ...");
+  EXPECT_EQ(PrintShort(GetItem(TupleOf({x}), 0)), "(x,)[0]");
+}
+
+TEST(PrinterFragmentTest, DeepNestingIsCutNotACrash) {
+  Expr e = Str("leaf");
+  for (int i = 0; i < 5000; ++i) e = TupleOf({e});
+  std::string text = PrintShort(e);
+  EXPECT_EQ(text.substr(0, 4), "((((");
+  EXPECT_LE(text.size(), kShortTextLength + 3);
+  std::string full = PrintExpr(e);
+  EXPECT_NE(full.find("..."), std::string::npos);
+  EXPECT_LT(full.size(), 200u);
+  StructInfo s = ObjectSInfo();
+  for (int i = 0; i < 5000; ++i) s = TupleSInfo({s});
+  EXPECT_NE(PrintStructInfo(s).find("R.Tuple(..."), std::string::npos);
 }
 
 }  // namespace
