@@ -44,6 +44,9 @@ if [[ ! -d "$root/src" ]]; then
   exit 2
 fi
 
+# An include of a pipesplit header; group 2 is the layer it belongs to.
+include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](pipesplit|src)/([A-Za-z0-9_]+)/'
+
 status=0
 checked=0
 for base in src include/pipesplit; do
@@ -61,16 +64,14 @@ for base in src include/pipesplit; do
       rest="${hit#*:}"
       line="${rest%%:*}"
       text="${rest#*:}"
-      to=$(sed -E 's@^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](pipesplit|src)/([A-Za-z0-9_]+)/.*@\2@' \
-        <<<"$text")
+      to=$(sed -E "s@${include_re}.*@\\2@" <<<"$text")
       checked=$((checked + 1))
       if ! allowed "$layer" "$to"; then
         echo "${file#"$root"/}:$line: layer '$layer' includes layer '$to': ${text}"
         status=1
       fi
-    done < <(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](pipesplit|src)/[A-Za-z0-9_]+/' \
-      --include='*.h' --include='*.hpp' --include='*.cc' --include='*.cpp' --include='*.inc' \
-      "$dir" | sort)
+    done < <(grep -rnE "$include_re" --include='*.h' --include='*.hpp' --include='*.cc' \
+      --include='*.cpp' --include='*.inc' "$dir" | sort -t: -k1,1 -k2,2n)
   done
 done
 
