@@ -340,9 +340,9 @@ class PipelineParallelRewritePass : public Pass {
   std::string name() const override { return "pipeline-parallel-rewrite"; }
 
   ir::IRModule Run(const ir::IRModule& mod, PassContext& ctx) const override {
-    auto plans = std::make_shared<std::vector<StagePlan>>();
-    ir::IRModule out = RewritePipelineStages(mod, plans.get());
-    ctx.artifacts[name()] = plans;
+    std::vector<StagePlan> plans;
+    ir::IRModule out = RewritePipelineStages(mod, &plans);
+    ctx.Set(std::move(plans));
     return out;
   }
 };

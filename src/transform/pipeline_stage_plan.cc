@@ -388,22 +388,8 @@ class PlanBuilder {
                         name_ + " before its definition in stage " + std::to_string(t));
       return;
     }
-    ForwardThrough(value, t, s);
+    plan_.ForwardValue(value, t, s);
   }
-
- public:
-  // Ensures boundaries t .. s-1 all carry `value` (appending forwarded transfers).
-  static void ForwardValue(StagePlan* plan, const Var& value, int t, int s) {
-    for (int k = t; k < s; ++k) {
-      auto& transfers = plan->transfers[k];
-      bool carried = std::any_of(transfers.begin(), transfers.end(),
-                                 [&](const Transfer& tr) { return tr.value == value; });
-      if (!carried) transfers.push_back({value, value, true, false});
-    }
-  }
-
- private:
-  void ForwardThrough(const Var& value, int t, int s) { ForwardValue(&plan_, value, t, s); }
 
   StagePlan plan_;
   std::string name_;
@@ -415,8 +401,13 @@ class PlanBuilder {
 
 }  // namespace
 
-void ForwardValue(StagePlan* plan, const Var& value, int from_stage, int to_stage) {
-  PlanBuilder::ForwardValue(plan, value, from_stage, to_stage);
+void StagePlan::ForwardValue(const Var& value, int from_stage, int to_stage) {
+  for (int k = from_stage; k < to_stage; ++k) {
+    std::vector<Transfer>& carried_by_k = transfers[k];
+    bool carried = std::any_of(carried_by_k.begin(), carried_by_k.end(),
+                               [&](const Transfer& tr) { return tr.value == value; });
+    if (!carried) carried_by_k.push_back({value, value, /*forwarded=*/true, /*erase_shape=*/false});
+  }
 }
 
 std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func) {
