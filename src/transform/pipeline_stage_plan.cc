@@ -37,16 +37,6 @@ using ir::As;
 using ir::Binding;
 using ir::Var;
 
-const Var& StagePlan::Resolve(const Var& var) const {
-  const Var* current = &var;
-  // Alias chains are acyclic (an alias is defined after what it stands for).
-  for (auto it = aliases.find(current->get()); it != aliases.end();
-       it = aliases.find(current->get())) {
-    current = &it->second;
-  }
-  return *current;
-}
-
 namespace {
 
 constexpr const char* kBoundarySymbol = "mlc.pipeline_parallel_stage_boundary";
@@ -400,15 +390,6 @@ class PlanBuilder {
 };
 
 }  // namespace
-
-void StagePlan::ForwardValue(const Var& value, int from_stage, int to_stage) {
-  for (int k = from_stage; k < to_stage; ++k) {
-    std::vector<Transfer>& carried_by_k = transfers[k];
-    bool carried = std::any_of(carried_by_k.begin(), carried_by_k.end(),
-                               [&](const Transfer& tr) { return tr.value == value; });
-    if (!carried) carried_by_k.push_back({value, value, /*forwarded=*/true, /*erase_shape=*/false});
-  }
-}
 
 std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func) {
   return PlanBuilder(gvar, func).Build();
