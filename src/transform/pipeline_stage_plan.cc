@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
@@ -39,15 +41,9 @@ using ir::Var;
 
 namespace {
 
-constexpr const char* kBoundarySymbol = "mlc.pipeline_parallel_stage_boundary";
-
 bool IsBoundaryCall(const ir::Expr& value) {
-  const auto* call = As<ir::CallNode>(value);
-  if (call == nullptr || !call->IsOp("relax.call_pure_packed") || call->args().empty()) {
-    return false;
-  }
-  const auto* func = As<ir::ExternFuncNode>(call->args()[0]);
-  return func != nullptr && func->global_symbol() == kBoundarySymbol;
+  return ir::IsExternCall(value, ir::protocol::kCallPurePacked, ir::protocol::kStageBoundary) !=
+         nullptr;
 }
 
 std::string Quote(const std::string& name) { return "'" + name + "'"; }
@@ -61,7 +57,7 @@ class PlanBuilder {
   }
 
   std::optional<StagePlan> Build() {
-    const ir::AttrValue* stages_attr = plan_.func->GetAttr("pipeline_parallel_stages");
+    const ir::AttrValue* stages_attr = plan_.func->GetAttr(ir::attr::kPipelineParallelStages);
     if (stages_attr == nullptr) return std::nullopt;
     std::optional<int64_t> stages = stages_attr->ToInt();
     if (!stages || *stages < 1) {
@@ -90,7 +86,7 @@ class PlanBuilder {
   // Step 1.
   void CheckSignature() {
     const ir::Function& func = plan_.func;
-    const ir::AttrValue* num_input = func->GetAttr("num_input");
+    const ir::AttrValue* num_input = func->GetAttr(ir::attr::kNumInput);
     if (num_input == nullptr) {
       errors_.Error(func->span(), name_ + " is marked for " + std::to_string(plan_.num_stages) +
                                       " pipeline stages but has no 'num_input' attribute");
@@ -110,7 +106,7 @@ class PlanBuilder {
       return;
     }
     const Var& last = func->params().back();
-    if (last->name_hint() != "packed_params") {
+    if (last->name_hint() != ir::protocol::kPackedParams) {
       errors_.Error(last->span(), "the last parameter of " + name_ +
                                       " must be 'packed_params', found " +
                                       Quote(last->name_hint()));
