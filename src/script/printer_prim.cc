@@ -177,7 +177,7 @@ PrimText Printer::Prim(const PrimExpr& e) {
     case NodeKind::kCast: {
       const auto* n = static_cast<const ir::CastNode*>(e.get());
       usage_ |= kUseTir;
-      std::string dtype = StrLiteral(n->dtype().ToString());
+      std::string dtype = QuoteString(n->dtype().ToString());
       return {"T.Cast(" + dtype + ", " + Prim(n->value()).text + ")", kPrecAtom};
     }
     case NodeKind::kSelect: {
@@ -256,7 +256,7 @@ std::string Printer::ShapeDim(const PrimExpr& e) {
     bool postponed = config_.pep695 && !f->type_vars.empty();
     if (bare_type_var || postponed) return text;
   }
-  return StrLiteral(text);
+  return QuoteString(text);
 }
 
 }  // namespace pipesplit::script::printer
