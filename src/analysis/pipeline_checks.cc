@@ -7,6 +7,7 @@
 // Not checked: values that flow through anything but the top-level bindings of a stage.
 #include "pipesplit/analysis/pipeline_checks.h"
 
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
 

@@ -137,7 +137,7 @@ std::string Printer::Call(const ir::CallNode& call) {
   if (const auto* ext = ir::As<ir::ExternFuncNode>(call.op())) {
     usage_ |= kUseRelax;
     prefix = "R.call_packed";
-    parts.push_back(StrLiteral(ext->global_symbol()));
+    parts.push_back(QuoteString(ext->global_symbol()));
   } else if (op != nullptr) {
     prefix = op->script_name();
     if (prefix != op->name()) usage_ |= kUseRelax;  // spelled through R.

@@ -238,7 +238,7 @@ std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::
   } else if (!tvars.empty()) {
     usage_ |= kUseTypeVar;
     for (const std::string& v : tvars) {
-      stmts.push_back(StmtDoc::Line(v + " = TypeVar(" + StrLiteral(v) + ")"));
+      stmts.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
     }
     if (type_vars != nullptr) *type_vars = tvars;
   }

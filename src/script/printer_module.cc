@@ -80,7 +80,7 @@ std::string Printer::Module() {
       std::vector<StmtDoc> docs = Function(*func, name, /*top_level=*/true, &tvars);
       for (const std::string& v : tvars) {
         if (declared_type_vars.insert(v).second) {
-          type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + StrLiteral(v) + ")"));
+          type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
         }
       }
       body.push_back(std::move(docs.back()));
