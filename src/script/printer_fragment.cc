@@ -3,7 +3,8 @@
 // text summarizes what the printer prints as statements (a function by its signature, a body by
 // its binding count and result, a block by its binding count), annotates every binding, and
 // reads missing pieces of partially built IR as "<null>" (struct info: "<none>").
-#include "pipesplit/ir/prim_expr.h"
+#include "pipesplit/ir/attr_names.h"
+#include "pipesplit/ir/prim_text.h"
 #include "pipesplit/script/printer.h"
 #include "src/script/printer_internal.h"
 
@@ -38,7 +39,7 @@ std::string Printer::Summary(const ir::Expr& expr) {
   if (const auto* func = ir::As<ir::FunctionNode>(expr)) {
     // The decorator and def line the printer gives the function alone (PrintExpr).
     usage_ |= kUseRelax;
-    const ir::AttrValue* symbol = func->GetAttr("global_symbol");
+    const ir::AttrValue* symbol = func->GetAttr(ir::attr::kGlobalSymbol);
     std::string name = symbol != nullptr && symbol->as_string() ? *symbol->as_string() : "main";
     std::string decorator = "@R.function";
     if (!func->is_pure() && symbol == nullptr) {
