@@ -289,7 +289,9 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
       }
       return true;
     }
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       PS_UNREACHABLE();
   }
   return false;

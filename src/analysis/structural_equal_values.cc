@@ -105,7 +105,9 @@ bool Comparer::PrimEq(const PrimExpr& l, const PrimExpr& r, bool def) {
         }
         break;
       }
-      default:
+      PIPESPLIT_STRUCT_INFO_KINDS:
+      PIPESPLIT_EXPR_KINDS:
+      PIPESPLIT_BINDING_KINDS:
         PS_UNREACHABLE();
     }
   }
@@ -196,7 +198,9 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
       }
       return true;
     }
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       PS_UNREACHABLE();
   }
   return false;

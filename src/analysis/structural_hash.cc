@@ -125,7 +125,9 @@ class Hasher {
           for (size_t i = n->args().size(); i-- > 0;) stack.push_back(n->args()[i].get());
           break;
         }
-        default:
+        PIPESPLIT_STRUCT_INFO_KINDS:
+        PIPESPLIT_EXPR_KINDS:
+        PIPESPLIT_BINDING_KINDS:
           PS_UNREACHABLE();
       }
     }
@@ -184,7 +186,9 @@ class Hasher {
         SInfo(n.ret());
         return Add(n.is_pure());
       }
-      default:
+      PIPESPLIT_PRIM_EXPR_KINDS:
+      PIPESPLIT_EXPR_KINDS:
+      PIPESPLIT_BINDING_KINDS:
         PS_UNREACHABLE();
     }
   }
@@ -389,7 +393,9 @@ class Hasher {
         Add(HashString(n.name()));
         return Add(HashString(n.text()));
       }
-      default:
+      PIPESPLIT_PRIM_EXPR_KINDS:
+      PIPESPLIT_STRUCT_INFO_KINDS:
+      PIPESPLIT_BINDING_KINDS:
         PS_UNREACHABLE();
     }
   }

@@ -87,9 +87,13 @@ bool ProvablyIncompatible(const StructInfo& annotated, const StructInfo& inferre
       if (a.is_pure() && !b.is_pure()) return true;
       return a.ret() && b.ret() && ProvablyIncompatible(a.ret(), b.ret(), depth + 1);
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 std::string FunctionName(const std::string& name) {
@@ -112,9 +116,22 @@ std::string KindPhrase(const Expr& expr) {
       return "a tuple item access";
     case NodeKind::kTuple:
       return "a tuple";
-    default:
+    case NodeKind::kVar:
+    case NodeKind::kDataflowVar:
+    case NodeKind::kGlobalVar:
+    case NodeKind::kConstant:
+    case NodeKind::kShapeExpr:
+    case NodeKind::kPrimValue:
+    case NodeKind::kStringImm:
+    case NodeKind::kDataTypeImm:
+    case NodeKind::kOp:
+    case NodeKind::kExternFunc:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return "a leaf expression";
   }
+  PS_UNREACHABLE();
 }
 
 bool WellFormedChecker::HasStructInfo(const Expr& expr, Span span) {
@@ -211,7 +228,12 @@ void WellFormedChecker::CheckExpr(const Expr& expr, Span context) {
     case NodeKind::kExternFunc:
       if (HasStructInfo(expr, span)) CheckTirVars(expr->struct_info(), span);
       break;
-    default:  // StringImm, DataTypeImm, Op
+    case NodeKind::kStringImm:
+    case NodeKind::kDataTypeImm:
+    case NodeKind::kOp:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:  // StringImm, DataTypeImm, Op
       break;
   }
   --depth_;
@@ -371,7 +393,10 @@ void WellFormedChecker::DefineTirVars(const StructInfo& sinfo, Span context, int
       DefineTirVars(f.ret(), span, depth + 1);
       break;
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
 }
@@ -414,7 +439,10 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
       PopTirScope(tir_mark);
       break;
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
 }

@@ -143,7 +143,12 @@ bool SameStructure(const PrimExpr& a, const PrimExpr& b) {
       }
       return true;
     }
-    default: {
+    case NodeKind::kNot:
+    case NodeKind::kCast:
+    case NodeKind::kSelect:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS : {
       std::vector<PrimExpr> ca, cb;
       ForEachChild(a, [&](const PrimExpr& c) { ca.push_back(c); });
       ForEachChild(b, [&](const PrimExpr& c) { cb.push_back(c); });
@@ -154,6 +159,7 @@ bool SameStructure(const PrimExpr& a, const PrimExpr& b) {
       return true;
     }
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace

@@ -189,7 +189,7 @@ PrimExpr OpaqueNormalized(const PrimExpr& e, int depth) {
     PrimExpr a = NormalizeDeep(bin->a(), depth + 1);
     PrimExpr b = NormalizeDeep(bin->b(), depth + 1);
     if (a != bin->a() || b != bin->b()) {
-      return Simplify(std::make_shared<const BinaryNode>(bin->op(), a, b, bin->dtype()));
+      return Simplify(Make<BinaryNode>(bin->op(), a, b, bin->dtype()));
     }
   }
   return Simplify(e);

@@ -18,7 +18,7 @@ StructInfo Unify(const StructInfo& a, const StructInfo& b) {
   if (ta && tb) {
     DataType dtype = ta->dtype() == tb->dtype() ? ta->dtype() : DataType::Void();
     int ndim = ta->ndim() == tb->ndim() ? ta->ndim() : -1;
-    return std::make_shared<const TensorSInfoNode>(dtype, ndim);
+    return Make<TensorSInfoNode>(dtype, ndim);
   }
   const auto* tua = As<TupleSInfoNode>(a);
   const auto* tub = As<TupleSInfoNode>(b);
@@ -104,8 +104,7 @@ BindingBlock BlockBuilder::EndBlock() {
   if (!frame.span.valid() && !frame.bindings.empty()) {
     frame.span = Span::Merge(frame.bindings.front()->span(), frame.bindings.back()->span());
   }
-  return std::make_shared<const BindingBlockNode>(std::move(frame.bindings), frame.is_dataflow,
-                                                  frame.span);
+  return Make<BindingBlockNode>(std::move(frame.bindings), frame.is_dataflow, frame.span);
 }
 
 Var BlockBuilder::Emit(const Expr& value, std::string name_hint, Span span) {
@@ -114,7 +113,7 @@ Var BlockBuilder::Emit(const Expr& value, std::string name_hint, Span span) {
   bool dataflow = in_dataflow_block();
   if (name_hint.empty()) name_hint = dataflow ? "lv" : "gv";
   Var var = MakeVar(names_.FreshName(name_hint), normalized->struct_info(), dataflow, span);
-  blocks_.back().bindings.push_back(std::make_shared<const VarBindingNode>(var, normalized, span));
+  blocks_.back().bindings.push_back(Make<VarBindingNode>(var, normalized, span));
   return var;
 }
 
@@ -123,7 +122,7 @@ Var BlockBuilder::EmitOutput(const Expr& value, std::string name_hint, Span span
   Expr normalized = Normalize(value);
   if (name_hint.empty()) name_hint = "gv";
   Var var = MakeVar(names_.FreshName(name_hint), normalized->struct_info(), false, span);
-  blocks_.back().bindings.push_back(std::make_shared<const VarBindingNode>(var, normalized, span));
+  blocks_.back().bindings.push_back(Make<VarBindingNode>(var, normalized, span));
   return var;
 }
 
@@ -135,8 +134,7 @@ Var BlockBuilder::EmitMatchCast(const Expr& value, const StructInfo& sinfo, std:
   if (name_hint.empty()) name_hint = dataflow ? "lv" : "gv";
   Var var = MakeVar(names_.FreshName(name_hint), sinfo, dataflow, span);
   DefineTirVarsOf(sinfo);
-  blocks_.back().bindings.push_back(
-      std::make_shared<const MatchCastNode>(var, normalized, sinfo, span));
+  blocks_.back().bindings.push_back(Make<MatchCastNode>(var, normalized, sinfo, span));
   return var;
 }
 
@@ -175,7 +173,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
         SetStructInfoOnce(node, tuple_sinfo);
         return expr;
       }
-      return std::make_shared<const TupleNode>(std::move(fields), tuple_sinfo, node.span());
+      return Make<TupleNode>(std::move(fields), tuple_sinfo, node.span());
     }
     case NodeKind::kTupleGetItem: {
       const auto& node = static_cast<const TupleGetItemNode&>(*expr);
@@ -199,7 +197,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
         SetStructInfoOnce(node, sinfo);
         return expr;
       }
-      return std::make_shared<const TupleGetItemNode>(tuple, node.index(), sinfo, node.span());
+      return Make<TupleGetItemNode>(tuple, node.index(), sinfo, node.span());
     }
     case NodeKind::kCall: {
       const auto& node = static_cast<const CallNode&>(*expr);
@@ -214,8 +212,8 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
         SetStructInfoOnce(node, InferCallStructInfo(node));
         return expr;
       }
-      auto call = std::make_shared<const CallNode>(node.op(), std::move(args), node.attrs(),
-                                                   node.sinfo_args(), nullptr, node.span());
+      auto call = Make<CallNode>(node.op(), std::move(args), node.attrs(), node.sinfo_args(),
+                                 nullptr, node.span());
       SetStructInfoOnce(*call, InferCallStructInfo(*call));
       return call;
     }
@@ -229,7 +227,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
         SetStructInfoOnce(node, sinfo);
         return expr;
       }
-      return std::make_shared<const IfNode>(node.cond(), t, f, sinfo, node.span());
+      return Make<IfNode>(node.cond(), t, f, sinfo, node.span());
     }
     case NodeKind::kSeqExpr: {
       const auto& node = static_cast<const SeqExprNode&>(*expr);
@@ -242,13 +240,28 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
         SetStructInfoOnce(node, sinfo);
         return expr;
       }
-      return std::make_shared<const SeqExprNode>(node.blocks(), body, sinfo, node.span());
+      return Make<SeqExprNode>(node.blocks(), body, sinfo, node.span());
     }
-    default:
+    case NodeKind::kVar:
+    case NodeKind::kDataflowVar:
+    case NodeKind::kGlobalVar:
+    case NodeKind::kConstant:
+    case NodeKind::kShapeExpr:
+    case NodeKind::kPrimValue:
+    case NodeKind::kStringImm:
+    case NodeKind::kDataTypeImm:
+    case NodeKind::kOp:
+    case NodeKind::kExternFunc:
+    case NodeKind::kFunction:
+    case NodeKind::kPrimFunc:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       PS_CHECK(expr->struct_info() != nullptr)
           << "node of kind " << static_cast<int>(expr->kind()) << " has no struct info";
       return expr;
   }
+  PS_UNREACHABLE();
 }
 
 StructInfo BlockBuilder::InferCallStructInfo(const CallNode& call) {

@@ -15,12 +15,11 @@ ConstantNode::ConstantNode(Scalar value, DataType dtype, Span span)
     : ExprNode(NodeKind::kConstant, TensorSInfo({}, dtype), span), scalar_(value), dtype_(dtype) {}
 
 ShapeExprNode::ShapeExprNode(std::vector<PrimExpr> values, Span span)
-    : ExprNode(NodeKind::kShapeExpr, std::make_shared<const ShapeSInfoNode>(values), span),
+    : ExprNode(NodeKind::kShapeExpr, Make<ShapeSInfoNode>(values), span),
       values_(std::move(values)) {}
 
 PrimValueNode::PrimValueNode(PrimExpr value, Span span)
-    : ExprNode(NodeKind::kPrimValue, std::make_shared<const PrimSInfoNode>(value->dtype(), value),
-               span),
+    : ExprNode(NodeKind::kPrimValue, Make<PrimSInfoNode>(value->dtype(), value), span),
       value_(std::move(value)) {}
 
 StringImmNode::StringImmNode(std::string value, Span span)
@@ -37,8 +36,7 @@ OpNode::OpNode(std::string name, const OpInfo* info, std::string script_name)
 
 ExternFuncNode::ExternFuncNode(std::string global_symbol, StructInfo sinfo, Span span)
     : ExprNode(NodeKind::kExternFunc,
-               sinfo ? std::move(sinfo)
-                     : std::make_shared<const FuncSInfoNode>(std::nullopt, ObjectSInfo(), false),
+               sinfo ? std::move(sinfo) : Make<FuncSInfoNode>(std::nullopt, ObjectSInfo(), false),
                span),
       global_symbol_(std::move(global_symbol)) {}
 
@@ -51,7 +49,7 @@ StructInfo FunctionSInfo(const std::vector<Var>& params, const StructInfo& ret, 
   std::vector<StructInfo> param_sinfo;
   param_sinfo.reserve(params.size());
   for (const Var& p : params) param_sinfo.push_back(p->struct_info());
-  return std::make_shared<const FuncSInfoNode>(std::move(param_sinfo), ret, is_pure);
+  return Make<FuncSInfoNode>(std::move(param_sinfo), ret, is_pure);
 }
 
 FunctionNode::FunctionNode(std::vector<Var> params, Expr body, StructInfo ret_struct_info,
@@ -64,8 +62,7 @@ FunctionNode::FunctionNode(std::vector<Var> params, Expr body, StructInfo ret_st
       attrs_(std::move(attrs)) {}
 
 PrimFuncNode::PrimFuncNode(std::string name, std::string text, bool is_private, Span span)
-    : ExprNode(NodeKind::kPrimFunc,
-               std::make_shared<const FuncSInfoNode>(std::nullopt, ObjectSInfo(), false), span),
+    : ExprNode(NodeKind::kPrimFunc, Make<FuncSInfoNode>(std::nullopt, ObjectSInfo(), false), span),
       name_(std::move(name)),
       text_(std::move(text)),
       is_private_(is_private) {}
@@ -83,9 +80,19 @@ bool IsLeafExpr(const Expr& e) {
     case NodeKind::kOp:
     case NodeKind::kExternFunc:
       return true;
-    default:
+    case NodeKind::kTuple:
+    case NodeKind::kTupleGetItem:
+    case NodeKind::kCall:
+    case NodeKind::kIf:
+    case NodeKind::kSeqExpr:
+    case NodeKind::kFunction:
+    case NodeKind::kPrimFunc:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace pipesplit::ir

@@ -42,7 +42,9 @@ void ExprVisitor::VisitExpr(const Expr& expr) {
       return VisitExpr_(static_cast<const FunctionNode&>(*expr));
     case NodeKind::kPrimFunc:
       return VisitExpr_(static_cast<const PrimFuncNode&>(*expr));
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       PS_UNREACHABLE();
   }
 }
@@ -91,7 +93,10 @@ void ExprVisitor::VisitStructInfo(const StructInfo& sinfo) {
           Visit(f.ret());
           break;
         }
-        default:
+        case NodeKind::kObjectSInfo:
+        PIPESPLIT_PRIM_EXPR_KINDS:
+        PIPESPLIT_EXPR_KINDS:
+        PIPESPLIT_BINDING_KINDS:
           break;
       }
     }
@@ -181,7 +186,9 @@ Expr ExprMutator::VisitExpr(const Expr& expr) {
       return VisitExpr_(Down<FunctionNode>(expr));
     case NodeKind::kPrimFunc:
       return VisitExpr_(Down<PrimFuncNode>(expr));
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       PS_UNREACHABLE();
   }
   return expr;
@@ -207,22 +214,21 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
           const auto& n = static_cast<const PrimSInfoNode&>(*s);
           if (!n.value()) return s;
           PrimExpr v = self->VisitPrimExpr(n.value());
-          return v == n.value() ? s : std::make_shared<const PrimSInfoNode>(n.dtype(), v, n.span());
+          return v == n.value() ? s : Make<PrimSInfoNode>(n.dtype(), v, n.span());
         }
         case NodeKind::kShapeSInfo: {
           const auto& n = static_cast<const ShapeSInfoNode&>(*s);
           if (!n.values()) return s;
           bool changed = false;
           auto v = Map(*n.values(), &changed);
-          return changed ? std::make_shared<const ShapeSInfoNode>(std::move(v), n.span()) : s;
+          return changed ? Make<ShapeSInfoNode>(std::move(v), n.span()) : s;
         }
         case NodeKind::kTensorSInfo: {
           const auto& n = static_cast<const TensorSInfoNode&>(*s);
           if (!n.shape()) return s;
           bool changed = false;
           auto v = Map(*n.shape(), &changed);
-          return changed ? std::make_shared<const TensorSInfoNode>(std::move(v), n.dtype(),
-                                                                   n.vdevice(), n.span())
+          return changed ? Make<TensorSInfoNode>(std::move(v), n.dtype(), n.vdevice(), n.span())
                          : s;
         }
         case NodeKind::kTupleSInfo: {
@@ -233,7 +239,7 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
             fields.push_back(Visit(f));
             changed |= fields.back() != f;
           }
-          return changed ? std::make_shared<const TupleSInfoNode>(std::move(fields), n.span()) : s;
+          return changed ? Make<TupleSInfoNode>(std::move(fields), n.span()) : s;
         }
         case NodeKind::kFuncSInfo: {
           const auto& n = static_cast<const FuncSInfoNode&>(*s);
@@ -248,13 +254,15 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
           }
           StructInfo ret = Visit(n.ret());
           changed |= ret != n.ret();
-          return changed ? std::make_shared<const FuncSInfoNode>(std::move(params), ret,
-                                                                 n.is_pure(), n.span())
-                         : s;
+          return changed ? Make<FuncSInfoNode>(std::move(params), ret, n.is_pure(), n.span()) : s;
         }
-        default:
+        case NodeKind::kObjectSInfo:
+        PIPESPLIT_PRIM_EXPR_KINDS:
+        PIPESPLIT_EXPR_KINDS:
+        PIPESPLIT_BINDING_KINDS:
           return s;
       }
+      PS_UNREACHABLE();
     }
   };
   return Mapper{this}.Visit(sinfo);
@@ -276,11 +284,11 @@ Binding ExprMutator::VisitBinding(const Binding& binding) {
     if (value == binding->value() && target == mc->struct_info() && var == binding->var()) {
       return binding;
     }
-    return std::make_shared<const MatchCastNode>(var, value, target, binding->span());
+    return Make<MatchCastNode>(var, value, target, binding->span());
   }
   Var var = VisitVarDef(binding->var());
   if (value == binding->value() && var == binding->var()) return binding;
-  return std::make_shared<const VarBindingNode>(var, value, binding->span());
+  return Make<VarBindingNode>(var, value, binding->span());
 }
 
 BindingBlock ExprMutator::VisitBindingBlock(const BindingBlock& block) {
@@ -292,8 +300,7 @@ BindingBlock ExprMutator::VisitBindingBlock(const BindingBlock& block) {
     changed |= bindings.back() != b;
   }
   if (!changed) return block;
-  return std::make_shared<const BindingBlockNode>(std::move(bindings), block->is_dataflow(),
-                                                  block->span());
+  return Make<BindingBlockNode>(std::move(bindings), block->is_dataflow(), block->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<VarNode>& node) {
@@ -322,8 +329,7 @@ Expr ExprMutator::VisitExpr_(const Ptr<TupleNode>& node) {
   std::vector<StructInfo> sinfo;
   sinfo.reserve(fields.size());
   for (const Expr& f : fields) sinfo.push_back(f->struct_info());
-  return std::make_shared<const TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)),
-                                           node->span());
+  return Make<TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)), node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<TupleGetItemNode>& node) {
@@ -335,7 +341,7 @@ Expr ExprMutator::VisitExpr_(const Ptr<TupleGetItemNode>& node) {
       sinfo = t->fields()[node->index()];
     }
   }
-  return std::make_shared<const TupleGetItemNode>(tuple, node->index(), sinfo, node->span());
+  return Make<TupleGetItemNode>(tuple, node->index(), sinfo, node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<ShapeExprNode>& node) {
@@ -346,13 +352,13 @@ Expr ExprMutator::VisitExpr_(const Ptr<ShapeExprNode>& node) {
     changed |= values.back() != e;
   }
   if (!changed) return node;
-  return std::make_shared<const ShapeExprNode>(std::move(values), node->span());
+  return Make<ShapeExprNode>(std::move(values), node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<PrimValueNode>& node) {
   PrimExpr v = VisitPrimExpr(node->value());
   if (v == node->value()) return node;
-  return std::make_shared<const PrimValueNode>(v, node->span());
+  return Make<PrimValueNode>(v, node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<CallNode>& node) {
@@ -367,8 +373,8 @@ Expr ExprMutator::VisitExpr_(const Ptr<CallNode>& node) {
   StructInfo sinfo = VisitStructInfo(node->struct_info());
   changed |= sinfo != node->struct_info();
   if (!changed) return node;
-  return std::make_shared<const CallNode>(op, std::move(args), node->attrs(), std::move(sinfo_args),
-                                          sinfo, node->span());
+  return Make<CallNode>(op, std::move(args), node->attrs(), std::move(sinfo_args), sinfo,
+                        node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<IfNode>& node) {
@@ -380,7 +386,7 @@ Expr ExprMutator::VisitExpr_(const Ptr<IfNode>& node) {
       sinfo == node->struct_info()) {
     return node;
   }
-  return std::make_shared<const IfNode>(cond, t, f, sinfo, node->span());
+  return Make<IfNode>(cond, t, f, sinfo, node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<SeqExprNode>& node) {
@@ -393,8 +399,7 @@ Expr ExprMutator::VisitExpr_(const Ptr<SeqExprNode>& node) {
   Expr body = VisitExpr(node->body());
   changed |= body != node->body();
   if (!changed) return node;
-  return std::make_shared<const SeqExprNode>(std::move(blocks), body, body->struct_info(),
-                                             node->span());
+  return Make<SeqExprNode>(std::move(blocks), body, body->struct_info(), node->span());
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<FunctionNode>& node) {
@@ -408,8 +413,8 @@ Expr ExprMutator::VisitExpr_(const Ptr<FunctionNode>& node) {
   StructInfo ret = VisitStructInfo(node->ret_struct_info());
   changed |= body != node->body() || ret != node->ret_struct_info();
   if (!changed) return node;
-  return std::make_shared<const FunctionNode>(std::move(params), body, ret, node->is_pure(),
-                                              node->attrs(), node->span());
+  return Make<FunctionNode>(std::move(params), body, ret, node->is_pure(), node->attrs(),
+                            node->span());
 }
 
 }  // namespace pipesplit::ir

@@ -47,24 +47,18 @@ const char* BinaryOpName(BinaryOp op) {
 
 bool IsComparison(BinaryOp op) { return op >= BinaryOp::kEQ && op <= BinaryOp::kGE; }
 
-PrimExpr IntImm(int64_t value, DataType dtype) {
-  return std::make_shared<const IntImmNode>(dtype, value);
-}
-PrimExpr FloatImm(double value, DataType dtype) {
-  return std::make_shared<const FloatImmNode>(dtype, value);
-}
-PrimExpr BoolImm(bool value) {
-  return std::make_shared<const IntImmNode>(DataType::Bool(), value ? 1 : 0);
-}
+PrimExpr IntImm(int64_t value, DataType dtype) { return Make<IntImmNode>(dtype, value); }
+PrimExpr FloatImm(double value, DataType dtype) { return Make<FloatImmNode>(dtype, value); }
+PrimExpr BoolImm(bool value) { return Make<IntImmNode>(DataType::Bool(), value ? 1 : 0); }
 TirVar MakeTirVar(std::string name, DataType dtype) {
-  return std::make_shared<const TirVarNode>(std::move(name), dtype);
+  return Make<TirVarNode>(std::move(name), dtype);
 }
 
 PrimExpr MakeBinary(BinaryOp op, PrimExpr a, PrimExpr b, Span span) {
   DataType dtype = (IsComparison(op) || op == BinaryOp::kAnd || op == BinaryOp::kOr)
                        ? DataType::Bool()
                        : a->dtype();
-  return std::make_shared<const BinaryNode>(op, std::move(a), std::move(b), dtype, span);
+  return Make<BinaryNode>(op, std::move(a), std::move(b), dtype, span);
 }
 
 std::optional<int64_t> AsConstInt(const PrimExpr& e) {
@@ -113,7 +107,14 @@ void VisitTirVarsAt(const PrimExpr& e, const std::function<void(const TirVar&)>&
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
       return;
-    default:
+    case NodeKind::kBinary:
+    case NodeKind::kNot:
+    case NodeKind::kCast:
+    case NodeKind::kSelect:
+    case NodeKind::kPrimCall:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
   if (depth >= kMaxRecursion) {

@@ -175,9 +175,12 @@ class PrimTextWriter {
         out += ')';
         return Tir(std::move(out));
       }
-      default:
+      PIPESPLIT_STRUCT_INFO_KINDS:
+      PIPESPLIT_EXPR_KINDS:
+      PIPESPLIT_BINDING_KINDS:
         return {"<?>", kPrimPrecAtom};
     }
+    PS_UNREACHABLE();
   }
 
  private:

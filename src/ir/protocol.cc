@@ -31,10 +31,10 @@ Call MakeExternCall(std::string_view op_name, std::string symbol, std::vector<Ex
                     std::vector<StructInfo> sinfo_args, StructInfo sinfo) {
   std::vector<Expr> args;
   args.reserve(rest.size() + 1);
-  args.push_back(std::make_shared<const ExternFuncNode>(std::move(symbol)));
+  args.push_back(Make<ExternFuncNode>(std::move(symbol)));
   for (Expr& e : rest) args.push_back(std::move(e));
-  return std::make_shared<const CallNode>(GetOp(op_name), std::move(args), AttrMap{},
-                                          std::move(sinfo_args), std::move(sinfo));
+  return Make<CallNode>(GetOp(op_name), std::move(args), AttrMap{}, std::move(sinfo_args),
+                        std::move(sinfo));
 }
 
 }  // namespace pipesplit::ir

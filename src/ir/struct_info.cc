@@ -5,20 +5,20 @@
 namespace pipesplit::ir {
 
 StructInfo ObjectSInfo() {
-  static const StructInfo kObject = std::make_shared<const ObjectSInfoNode>();
+  static const StructInfo kObject = Make<ObjectSInfoNode>();
   return kObject;
 }
 
 StructInfo TensorSInfo(std::vector<PrimExpr> shape, DataType dtype) {
-  return std::make_shared<const TensorSInfoNode>(std::move(shape), dtype);
+  return Make<TensorSInfoNode>(std::move(shape), dtype);
 }
 
 StructInfo TupleSInfo(std::vector<StructInfo> fields) {
-  return std::make_shared<const TupleSInfoNode>(std::move(fields));
+  return Make<TupleSInfoNode>(std::move(fields));
 }
 
 StructInfo VoidSInfo() {
-  static const StructInfo kVoid = std::make_shared<const TupleSInfoNode>(std::vector<StructInfo>{});
+  static const StructInfo kVoid = Make<TupleSInfoNode>(std::vector<StructInfo>{});
   return kVoid;
 }
 
@@ -45,7 +45,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       if (!n->value()) return sinfo;
       PrimExpr v = f(n->value());
       if (v == n->value()) return sinfo;
-      return std::make_shared<const PrimSInfoNode>(n->dtype(), v, n->span());
+      return Make<PrimSInfoNode>(n->dtype(), v, n->span());
     }
     case NodeKind::kShapeSInfo: {
       const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
@@ -53,7 +53,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       bool changed = false;
       auto values = MapExprs(*n->values(), f, &changed);
       if (!changed) return sinfo;
-      return std::make_shared<const ShapeSInfoNode>(std::move(values), n->span());
+      return Make<ShapeSInfoNode>(std::move(values), n->span());
     }
     case NodeKind::kTensorSInfo: {
       const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
@@ -61,8 +61,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       bool changed = false;
       auto shape = MapExprs(*n->shape(), f, &changed);
       if (!changed) return sinfo;
-      return std::make_shared<const TensorSInfoNode>(std::move(shape), n->dtype(), n->vdevice(),
-                                                     n->span());
+      return Make<TensorSInfoNode>(std::move(shape), n->dtype(), n->vdevice(), n->span());
     }
     case NodeKind::kTupleSInfo: {
       const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
@@ -74,7 +73,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
         changed |= fields.back() != field;
       }
       if (!changed) return sinfo;
-      return std::make_shared<const TupleSInfoNode>(std::move(fields), n->span());
+      return Make<TupleSInfoNode>(std::move(fields), n->span());
     }
     case NodeKind::kFuncSInfo: {
       const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
@@ -90,11 +89,15 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       StructInfo ret = MapPrimExprs(n->ret(), f);
       changed |= ret != n->ret();
       if (!changed) return sinfo;
-      return std::make_shared<const FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span());
+      return Make<FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span());
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return sinfo;
   }
+  PS_UNREACHABLE();
 }
 
 template <typename F>
@@ -132,7 +135,10 @@ void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
       ForEachPrimExpr(n->ret(), f);
       break;
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
 }
@@ -207,9 +213,13 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
       }
       return true;
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 StructInfo EraseToWellDefined(const StructInfo& sinfo,
@@ -229,17 +239,17 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
     case NodeKind::kPrimSInfo: {
       const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
       if (!n->value() || well_defined(n->value())) return sinfo;
-      return std::make_shared<const PrimSInfoNode>(n->dtype());
+      return Make<PrimSInfoNode>(n->dtype());
     }
     case NodeKind::kShapeSInfo: {
       const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
       if (!n->values() || all_defined(*n->values())) return sinfo;
-      return std::make_shared<const ShapeSInfoNode>(n->ndim());
+      return Make<ShapeSInfoNode>(n->ndim());
     }
     case NodeKind::kTensorSInfo: {
       const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
       if (!n->shape() || all_defined(*n->shape())) return sinfo;
-      return std::make_shared<const TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice());
+      return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice());
     }
     case NodeKind::kTupleSInfo: {
       const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
@@ -249,17 +259,21 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
         fields.push_back(EraseToWellDefined(f, is_defined));
         changed |= fields.back() != f;
       }
-      return changed ? std::make_shared<const TupleSInfoNode>(std::move(fields)) : sinfo;
+      return changed ? Make<TupleSInfoNode>(std::move(fields)) : sinfo;
     }
     case NodeKind::kFuncSInfo: {
       const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
       StructInfo ret = EraseToWellDefined(n->ret(), is_defined);
       if (ret == n->ret()) return sinfo;
-      return std::make_shared<const FuncSInfoNode>(n->params(), ret, n->is_pure());
+      return Make<FuncSInfoNode>(n->params(), ret, n->is_pure());
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return sinfo;
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace pipesplit::ir

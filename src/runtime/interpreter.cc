@@ -274,9 +274,14 @@ Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
       c.captured = frame;
       return Value::MakeCallable(std::move(c));
     }
-    default:
+    case ir::NodeKind::kOp:
+    case ir::NodeKind::kPrimFunc:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       throw RuntimeError("cannot evaluate this expression");
   }
+  PS_UNREACHABLE();
 }
 
 Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame) {

@@ -63,7 +63,11 @@ void BindBare(const Interpreter& interp, const Value& value, const ir::StructInf
       }
       break;
     }
-    default:
+    case ir::NodeKind::kObjectSInfo:
+    case ir::NodeKind::kFuncSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
 }
@@ -161,7 +165,9 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
         throw RuntimeError(what + " must be a function, got " + value.Describe());
       }
       return;
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return;
   }
 }
@@ -207,9 +213,12 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
       }
       throw RuntimeError("cannot evaluate T." + c.name() + " at run time");
     }
-    default:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       throw RuntimeError("cannot evaluate this symbolic expression");
   }
+  PS_UNREACHABLE();
 }
 
 double Interpreter::EvalFloat(const ir::PrimExpr& e, const Frame& frame) const {

@@ -37,9 +37,17 @@ bool IsLeafOrTuple(const ir::Expr& e) {
     case ir::NodeKind::kPrimFunc:
     case ir::NodeKind::kTuple:
       return true;
-    default:
+    case ir::NodeKind::kTupleGetItem:
+    case ir::NodeKind::kCall:
+    case ir::NodeKind::kIf:
+    case ir::NodeKind::kSeqExpr:
+    case ir::NodeKind::kFunction:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 // ---- Normalization ----
@@ -69,7 +77,7 @@ ir::Var Lowerer::EmitFresh(const ir::Expr& value) {
   bool dataflow = fn_->bb.in_dataflow_block();
   std::string name = fn_->FreshName(dataflow);
   ir::Var var = ir::MakeVar(name, value->struct_info(), dataflow, value->span());
-  fn_->bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(var, value, value->span()));
+  fn_->bb.EmitNormalized(ir::Make<ir::VarBindingNode>(var, value, value->span()));
   if (dataflow) fn_->dataflow_emitted.insert(var.get());
   return var;
 }
@@ -129,7 +137,7 @@ void Lowerer::BindTarget(const PyExpr* target, const Value& value, const PyExpr*
       if (const auto* literal = ir::As<ir::TupleNode>(tuple)) {
         item.expr = literal->fields()[i];
       } else {
-        item.expr = NormalizeValue(std::make_shared<const ir::TupleGetItemNode>(
+        item.expr = NormalizeValue(ir::Make<ir::TupleGetItemNode>(
             tuple, static_cast<int>(i), nullptr, SpanOf(target->items[i])));
       }
       BindTarget(target->items[i], item, nullptr, nullptr, stmt_span);
@@ -201,8 +209,7 @@ void Lowerer::BindSymbolicDecl(const PyExpr* target, const Value& value) {
     }
     return;  // the declaration of a var the signature already defines
   }
-  auto var =
-      std::make_shared<const ir::TirVarNode>(name, value.dtype, value.is_size_var, SpanOf(target));
+  auto var = ir::Make<ir::TirVarNode>(name, value.dtype, value.is_size_var, SpanOf(target));
   Value v;
   v.kind = Value::Kind::kPrim;
   v.prim = var;
@@ -225,20 +232,18 @@ ir::Var Lowerer::EmitBinding(std::string_view name, Span name_span, const Value&
         DataType dtype = static_cast<const ir::PrimSInfoNode*>(annotation.get())->dtype();
         ir::PrimExpr p =
             value.kind == Value::Kind::kFloat
-                ? ir::PrimExpr(
-                      std::make_shared<const ir::FloatImmNode>(dtype, value.f, SpanOf(node)))
+                ? ir::PrimExpr(ir::Make<ir::FloatImmNode>(dtype, value.f, SpanOf(node)))
                 : MakeIntImm(value.kind == Value::Kind::kInt ? value.i : value.b, dtype, node);
-        expr = std::make_shared<const ir::PrimValueNode>(p, SpanOf(node));
+        expr = ir::Make<ir::PrimValueNode>(p, SpanOf(node));
       } else {
         // TVM binds a bare number as R.const (int32 / float32 / bool).
         if (value.kind == Value::Kind::kInt) {
           MakeIntImm(value.i, DataType::Int(32), node);
-          expr = std::make_shared<const ir::ConstantNode>(value.i, DataType::Int(32), SpanOf(node));
+          expr = ir::Make<ir::ConstantNode>(value.i, DataType::Int(32), SpanOf(node));
         } else if (value.kind == Value::Kind::kFloat) {
-          expr =
-              std::make_shared<const ir::ConstantNode>(value.f, DataType::Float(32), SpanOf(node));
+          expr = ir::Make<ir::ConstantNode>(value.f, DataType::Float(32), SpanOf(node));
         } else {
-          expr = std::make_shared<const ir::ConstantNode>(value.b, DataType::Bool(), SpanOf(node));
+          expr = ir::Make<ir::ConstantNode>(value.b, DataType::Bool(), SpanOf(node));
         }
       }
       break;
@@ -293,9 +298,9 @@ ir::Var Lowerer::EmitVar(std::string_view name, Span name_span, const ir::Expr& 
   ir::Var var = ir::MakeVar(std::string(name), sinfo, dataflow, name_span);
   ir::Binding binding;
   if (match_sinfo != nullptr) {
-    binding = std::make_shared<const ir::MatchCastNode>(var, value, *match_sinfo, stmt_span);
+    binding = ir::Make<ir::MatchCastNode>(var, value, *match_sinfo, stmt_span);
   } else {
-    binding = std::make_shared<const ir::VarBindingNode>(var, value, stmt_span);
+    binding = ir::Make<ir::VarBindingNode>(var, value, stmt_span);
   }
   fn_->bb.EmitNormalized(binding);
   if (in_dataflow) {

@@ -139,16 +139,15 @@ void Lowerer::LowerIf(const PyStmt* stmt) {
       ir::Var renamed = ir::MakeVar(names[b] + (b == 0 ? "_then" : "_else"),
                                     last_var->struct_info(), false, last_var->span());
       if (const auto* mc = ir::As<ir::MatchCastNode>(last)) {
-        bindings.push_back(std::make_shared<const ir::MatchCastNode>(
-            renamed, value, mc->struct_info(), last->span()));
-      } else {
         bindings.push_back(
-            std::make_shared<const ir::VarBindingNode>(renamed, value, last->span()));
+            ir::Make<ir::MatchCastNode>(renamed, value, mc->struct_info(), last->span()));
+      } else {
+        bindings.push_back(ir::Make<ir::VarBindingNode>(renamed, value, last->span()));
       }
       result = renamed;
     }
-    blocks.back() = std::make_shared<const ir::BindingBlockNode>(
-        std::move(bindings), last_block->is_dataflow(), last_block->span());
+    blocks.back() = ir::Make<ir::BindingBlockNode>(std::move(bindings), last_block->is_dataflow(),
+                                                   last_block->span());
     branches[b] =
         MakeSeqExpr(result, body.empty() ? span : SpanOf(body.front()->begin, body.back()->end));
     fn_->seq_blocks.pop_back();
@@ -160,8 +159,8 @@ void Lowerer::LowerIf(const PyStmt* stmt) {
     Error(span, "the last bindings of the two branches must bind the same variable, not '" +
                     names[0] + "' and '" + names[1] + "'");
   }
-  ir::Expr if_node = fn_->bb.Normalize(
-      std::make_shared<const ir::IfNode>(cond, branches[0], branches[1], nullptr, span));
+  ir::Expr if_node =
+      fn_->bb.Normalize(ir::Make<ir::IfNode>(cond, branches[0], branches[1], nullptr, span));
   EmitVar(names[0], name_span, if_node, if_node->struct_info(), nullptr, span);
 }
 
@@ -177,15 +176,14 @@ ir::Expr Lowerer::MakeSeqExpr(const ir::Expr& body, Span span) {
     if (!merged.empty() && merged.back()->is_dataflow() == block->is_dataflow()) {
       std::vector<ir::Binding> bindings = merged.back()->bindings();
       bindings.insert(bindings.end(), block->bindings().begin(), block->bindings().end());
-      merged.back() = std::make_shared<const ir::BindingBlockNode>(
-          std::move(bindings), block->is_dataflow(),
-          Span::Merge(merged.back()->span(), block->span()));
+      merged.back() =
+          ir::Make<ir::BindingBlockNode>(std::move(bindings), block->is_dataflow(),
+                                         Span::Merge(merged.back()->span(), block->span()));
       continue;
     }
     merged.push_back(block);
   }
-  return fn_->bb.Normalize(
-      std::make_shared<const ir::SeqExprNode>(std::move(merged), body, nullptr, span));
+  return fn_->bb.Normalize(ir::Make<ir::SeqExprNode>(std::move(merged), body, nullptr, span));
 }
 
 }  // namespace pipesplit::script

@@ -96,8 +96,8 @@ Value Lowerer::CallValue(const Value& callee, const PyExpr* call) {
   ir::Expr op = NormalizeArg(callee.expr);
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr = std::make_shared<const ir::CallNode>(
-      op, std::move(args), ir::AttrMap{}, std::vector<ir::StructInfo>{}, nullptr, SpanOf(call));
+  v.expr = ir::Make<ir::CallNode>(op, std::move(args), ir::AttrMap{}, std::vector<ir::StructInfo>{},
+                                  nullptr, SpanOf(call));
   v.node = call;
   return v;
 }
@@ -157,7 +157,7 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
               std::string("R.const supports scalar values only, not ") + ValueKindName(value.kind));
     }
     if (dtype.is_void() || dtype.lanes() != 1) Error(args[1], "invalid dtype for R.const");
-    v.expr = std::make_shared<const ir::ConstantNode>(scalar, dtype, span);
+    v.expr = ir::Make<ir::ConstantNode>(scalar, dtype, span);
     return v;
   }
   if (name == "prim_value") {
@@ -168,26 +168,25 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
       value.kind = Value::Kind::kInt;
       value.i = value.b ? 1 : 0;
     }
-    v.expr = std::make_shared<const ir::PrimValueNode>(ToPrim(value, args[0]), span);
+    v.expr = ir::Make<ir::PrimValueNode>(ToPrim(value, args[0]), span);
     return v;
   }
   if (name == "str") {
     auto args = BindArgs(call, display, {"value"});
     if (args[0] == nullptr) Error(call, "R.str needs a value");
-    v.expr =
-        std::make_shared<const ir::StringImmNode>(ToStr(Eval(args[0]), args[0], "R.str"), span);
+    v.expr = ir::Make<ir::StringImmNode>(ToStr(Eval(args[0]), args[0], "R.str"), span);
     return v;
   }
   if (name == "dtype") {
     auto args = BindArgs(call, display, {"value"});
     if (args[0] == nullptr) Error(call, "R.dtype needs a value");
-    v.expr = std::make_shared<const ir::DataTypeImmNode>(ToDType(Eval(args[0]), args[0]), span);
+    v.expr = ir::Make<ir::DataTypeImmNode>(ToDType(Eval(args[0]), args[0]), span);
     return v;
   }
   if (name == "shape") {
     auto args = BindArgs(call, display, {"value"});
     if (args[0] == nullptr) Error(call, "R.shape needs a list of dimensions");
-    v.expr = std::make_shared<const ir::ShapeExprNode>(EvalDims(args[0]), span);
+    v.expr = ir::Make<ir::ShapeExprNode>(EvalDims(args[0]), span);
     return v;
   }
   if (name == "tuple") {
@@ -196,8 +195,7 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
     for (size_t i = 1; i < call->items.size(); ++i) {
       fields.push_back(ToArg(Eval(call->items[i]), call->items[i]));
     }
-    v.expr =
-        NormalizeValue(std::make_shared<const ir::TupleNode>(std::move(fields), nullptr, span));
+    v.expr = NormalizeValue(ir::Make<ir::TupleNode>(std::move(fields), nullptr, span));
     return v;
   }
   if (name == "TupleGetItem") {
@@ -209,8 +207,8 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
     if (index < 0 || index > std::numeric_limits<int>::max()) {
       Error(args[1], "a tuple index must be non-negative");
     }
-    v.expr = NormalizeValue(std::make_shared<const ir::TupleGetItemNode>(
-        tuple, static_cast<int>(index), nullptr, span));
+    v.expr = NormalizeValue(
+        ir::Make<ir::TupleGetItemNode>(tuple, static_cast<int>(index), nullptr, span));
     return v;
   }
   if (name == "match_cast") {
@@ -239,7 +237,7 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
     if (args[0] == nullptr) Error(call, "R.ExternFunc needs a symbol name");
     std::string symbol = ToStr(Eval(args[0]), args[0], "R.ExternFunc");
     ir::StructInfo sinfo = args[1] != nullptr ? EvalSInfo(args[1], false) : nullptr;
-    v.expr = std::make_shared<const ir::ExternFuncNode>(symbol, sinfo, span);
+    v.expr = ir::Make<ir::ExternFuncNode>(symbol, sinfo, span);
     return v;
   }
   if (name == "call_packed") return CallPacked(call);
@@ -442,8 +440,8 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
   DesugarOpCall(op_name, call, &op, &args, &attrs);
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr = std::make_shared<const ir::CallNode>(op, std::move(args), std::move(attrs),
-                                                std::move(sinfo_args), nullptr, SpanOf(call));
+  v.expr = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs), std::move(sinfo_args),
+                                  nullptr, SpanOf(call));
   v.node = call;
   return v;
 }
@@ -455,7 +453,7 @@ void Lowerer::DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::
   if (op_name == "relax.nn.relu6" && args->size() == 1 && attrs->empty()) {
     *op = ir::GetOp("relax.clip");
     for (int64_t bound : {0, 6}) {
-      args->push_back(std::make_shared<const ir::PrimValueNode>(ir::IntImm(bound), SpanOf(call)));
+      args->push_back(ir::Make<ir::PrimValueNode>(ir::IntImm(bound), SpanOf(call)));
     }
   } else if (op_name == "relax.nn.attention" && args->size() == 4) {
     *op = ir::GetOp("relax.nn.attention_bias");
@@ -469,7 +467,7 @@ std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
   if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
     for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
     if (fold_list && out.size() != 1) {
-      return {std::make_shared<const ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
+      return {ir::Make<ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
     }
     return out;
   }
@@ -500,9 +498,9 @@ Value Lowerer::CallPacked(const PyExpr* call) {
   }
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr = std::make_shared<const ir::CallNode>(
-      std::make_shared<const ir::ExternFuncNode>(symbol, nullptr, SpanOf(func_node)),
-      std::move(args), std::move(attrs), std::move(sinfo_args), nullptr, SpanOf(call));
+  v.expr = ir::Make<ir::CallNode>(ir::Make<ir::ExternFuncNode>(symbol, nullptr, SpanOf(func_node)),
+                                  std::move(args), std::move(attrs), std::move(sinfo_args), nullptr,
+                                  SpanOf(call));
   v.node = call;
   return v;
 }
@@ -515,10 +513,9 @@ Value Lowerer::CallPyFunc(const PyExpr* call) {
   if (call->items.size() < 2) Error(call, "R.call_py_func needs a function name");
   const PyExpr* func_node = call->items[1];
   Value func = Eval(func_node);
-  ir::Expr name =
-      func.kind == Value::Kind::kStr
-          ? ir::Expr(std::make_shared<const ir::StringImmNode>(func.s, SpanOf(func_node)))
-          : ToArg(func, func_node);
+  ir::Expr name = func.kind == Value::Kind::kStr
+                      ? ir::Expr(ir::Make<ir::StringImmNode>(func.s, SpanOf(func_node)))
+                      : ToArg(func, func_node);
   std::vector<ir::Expr> fields;
   for (size_t i = 2; i < call->items.size(); ++i) {
     fields.push_back(ToArg(Eval(call->items[i]), call->items[i]));
@@ -531,13 +528,12 @@ Value Lowerer::CallPyFunc(const PyExpr* call) {
     }
     sinfo_args = ToSInfoArgs(Eval(kw.value), false, kw.value);
   }
-  ir::Expr args = NormalizeValue(
-      std::make_shared<const ir::TupleNode>(std::move(fields), nullptr, SpanOf(call)));
+  ir::Expr args = NormalizeValue(ir::Make<ir::TupleNode>(std::move(fields), nullptr, SpanOf(call)));
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr = std::make_shared<const ir::CallNode>(ir::GetOp("relax.call_py_func"),
-                                                std::vector<ir::Expr>{name, args}, ir::AttrMap{},
-                                                std::move(sinfo_args), nullptr, SpanOf(call));
+  v.expr =
+      ir::Make<ir::CallNode>(ir::GetOp("relax.call_py_func"), std::vector<ir::Expr>{name, args},
+                             ir::AttrMap{}, std::move(sinfo_args), nullptr, SpanOf(call));
   v.node = call;
   return v;
 }

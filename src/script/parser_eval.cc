@@ -109,8 +109,7 @@ Value Lowerer::EvalName(const PyExpr* e) {
       // Each function gets its own symbolic var for a module-level TypeVar it mentions.
       Value v;
       v.kind = Value::Kind::kPrim;
-      v.prim = std::make_shared<const ir::TirVarNode>(std::string(e->text), DataType::Int(64),
-                                                      false, SpanOf(e));
+      v.prim = ir::Make<ir::TirVarNode>(std::string(e->text), DataType::Int(64), false, SpanOf(e));
       symbols_.Define(e->text, v);
       v.node = e;
       return v;
@@ -129,8 +128,7 @@ Value Lowerer::EvalName(const PyExpr* e) {
     }
     Value v;
     v.kind = Value::Kind::kPrim;
-    auto var =
-        std::make_shared<const ir::TirVarNode>(std::string(e->text), dtype, size_var, SpanOf(e));
+    auto var = ir::Make<ir::TirVarNode>(std::string(e->text), dtype, size_var, SpanOf(e));
     v.prim = var;
     symbols_.Define(e->text, v);  // stored without a node: `e` may belong to a temporary tree
     if (!signature_mode_) fn_->bb.DefineTirVar(var);
@@ -160,7 +158,7 @@ Value Lowerer::EvalAttribute(const PyExpr* e) {
       if (dtype) {
         Value v;
         v.kind = Value::Kind::kSInfo;
-        v.sinfo = std::make_shared<const ir::PrimSInfoNode>(*dtype, nullptr, SpanOf(e));
+        v.sinfo = ir::Make<ir::PrimSInfoNode>(*dtype, nullptr, SpanOf(e));
         v.node = e;
         return v;
       }
@@ -202,8 +200,8 @@ Value Lowerer::EvalSubscript(const PyExpr* e) {
     metadata_referenced_ = true;
     Value v;
     v.kind = Value::Kind::kExpr;
-    v.expr = std::make_shared<const ir::ConstantNode>(
-        index.i, std::make_shared<const ir::TensorSInfoNode>(DataType::Void(), -1), SpanOf(e));
+    v.expr = ir::Make<ir::ConstantNode>(
+        index.i, ir::Make<ir::TensorSInfoNode>(DataType::Void(), -1), SpanOf(e));
     v.node = e;
     return v;
   }
@@ -243,8 +241,8 @@ Value Lowerer::EvalSubscript(const PyExpr* e) {
   ir::Expr tuple = NormalizeArg(base.expr);
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr = NormalizeValue(std::make_shared<const ir::TupleGetItemNode>(
-      tuple, static_cast<int>(index.i), nullptr, SpanOf(e)));
+  v.expr = NormalizeValue(
+      ir::Make<ir::TupleGetItemNode>(tuple, static_cast<int>(index.i), nullptr, SpanOf(e)));
   v.node = e;
   return v;
 }
@@ -261,7 +259,7 @@ Value Lowerer::EvalLambda(const PyExpr* e, DataType index_dtype) {
   for (const PyKeyword& param : e->keywords) {
     Value v;
     v.kind = Value::Kind::kPrim;
-    v.prim = std::make_shared<const ir::TirVarNode>(
+    v.prim = ir::Make<ir::TirVarNode>(
         std::string(param.name), index_dtype, false,
         SpanOf(param.name_begin, param.name_begin + static_cast<uint32_t>(param.name.size())));
     v.node = e;

@@ -140,8 +140,7 @@ void Lowerer::DefineTypeParams(const PyStmt* def) {
     }
     Value v;
     v.kind = Value::Kind::kPrim;
-    v.prim =
-        std::make_shared<const ir::TirVarNode>(std::string(p.name), DataType::Int(64), false, span);
+    v.prim = ir::Make<ir::TirVarNode>(std::string(p.name), DataType::Int(64), false, span);
     symbols_.Define(p.name, v);
   }
 }
@@ -187,12 +186,10 @@ std::vector<ir::Var> Lowerer::LowerParams(const PyStmt* def) {
       const auto* prim = ir::As<ir::PrimSInfoNode>(sinfo);
       if (prim == nullptr || prim->value()) continue;
       Span span = SpanOf(p.begin, p.end);
-      auto tir_var =
-          std::make_shared<const ir::TirVarNode>(std::string(p.name), prim->dtype(), false, span);
-      params[i] = ir::MakeVar(
-          std::string(p.name),
-          std::make_shared<const ir::PrimSInfoNode>(prim->dtype(), tir_var, sinfo->span()), false,
-          span);
+      auto tir_var = ir::Make<ir::TirVarNode>(std::string(p.name), prim->dtype(), false, span);
+      params[i] = ir::MakeVar(std::string(p.name),
+                              ir::Make<ir::PrimSInfoNode>(prim->dtype(), tir_var, sinfo->span()),
+                              false, span);
       define(params[i]);
     }
   }
@@ -275,8 +272,8 @@ ir::Function Lowerer::LowerFunction(const PyStmt* def, bool nested) {
   }
   symbols_.PopFrame();
   fn_ = saved_fn;
-  return std::make_shared<const ir::FunctionNode>(std::move(params), body, ret_sinfo, deco.pure,
-                                                  std::move(attrs), SpanOf(def->begin, def->end));
+  return ir::Make<ir::FunctionNode>(std::move(params), body, ret_sinfo, deco.pure, std::move(attrs),
+                                    SpanOf(def->begin, def->end));
 }
 
 // ---- Bodies ----
@@ -403,7 +400,7 @@ void Lowerer::LowerNestedFunction(const PyStmt* def) {
   ir::Function func = LowerFunction(def, /*nested=*/true);
   if (reserved) {
     fn_->bb.EmitNormalized(
-        std::make_shared<const ir::VarBindingNode>(reserved, func, SpanOf(def->begin, def->end)));
+        ir::Make<ir::VarBindingNode>(reserved, func, SpanOf(def->begin, def->end)));
     return;
   }
   EmitVar(def->name, name_span, func, func->struct_info(), nullptr, SpanOf(def->begin, def->end));

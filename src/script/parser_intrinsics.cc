@@ -58,7 +58,7 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
         return prim_value(MakeIntImm(a.kind == Value::Kind::kInt ? a.i : a.b, *dtype, call));
       case Value::Kind::kFloat:
         if (dtype->is_float()) {
-          return prim_value(std::make_shared<const ir::FloatImmNode>(*dtype, a.f, SpanOf(call)));
+          return prim_value(ir::Make<ir::FloatImmNode>(*dtype, a.f, SpanOf(call)));
         }
         return prim_value(MakeIntImm(static_cast<int64_t>(a.f), *dtype, call));
       case Value::Kind::kStr:
@@ -66,12 +66,12 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
           double f = a.s == "nan"
                          ? std::numeric_limits<double>::quiet_NaN()
                          : (a.s == "inf" ? 1 : -1) * std::numeric_limits<double>::infinity();
-          return prim_value(std::make_shared<const ir::FloatImmNode>(*dtype, f, SpanOf(call)));
+          return prim_value(ir::Make<ir::FloatImmNode>(*dtype, f, SpanOf(call)));
         }
         break;
       case Value::Kind::kPrim:
         if (a.prim->dtype() == *dtype) return a;
-        return prim_value(std::make_shared<const ir::CastNode>(*dtype, a.prim, SpanOf(call)));
+        return prim_value(ir::Make<ir::CastNode>(*dtype, a.prim, SpanOf(call)));
       default:
         break;
     }
@@ -99,7 +99,7 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
       double f = a.kind == Value::Kind::kFloat
                      ? a.f
                      : static_cast<double>(ToInt(a, args[1], "T.FloatImm"));
-      return prim_value(std::make_shared<const ir::FloatImmNode>(t, f, SpanOf(call)));
+      return prim_value(ir::Make<ir::FloatImmNode>(t, f, SpanOf(call)));
     }
     return prim_value(MakeIntImm(ToInt(a, args[1], "T.IntImm"), t, call));
   }
@@ -114,12 +114,12 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
     size_t dtype_at = name == "Cast" ? 1 : 2;
     DataType t = ToDType(Eval(call->items[dtype_at]), call->items[dtype_at]);
     ir::PrimExpr value = prim_arg(name == "Cast" ? 1 : 0);
-    return prim_value(std::make_shared<const ir::CastNode>(t, value, SpanOf(call)));
+    return prim_value(ir::Make<ir::CastNode>(t, value, SpanOf(call)));
   }
   if (name == "Select") {
     if (call->items.size() != 4) Error(call, "T.Select expects 3 arguments");
-    return prim_value(std::make_shared<const ir::SelectNode>(prim_arg(0), prim_arg(1), prim_arg(2),
-                                                             SpanOf(call)));
+    return prim_value(
+        ir::Make<ir::SelectNode>(prim_arg(0), prim_arg(1), prim_arg(2), SpanOf(call)));
   }
   if (name == "index_map") {
     if (call->items.size() != 2) Error(call, "T.index_map expects a lambda");
@@ -159,8 +159,7 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
     }
     t = ToDType(Eval(kw.value), kw.value);
   }
-  return prim_value(
-      std::make_shared<const ir::PrimCallNode>(name, std::move(args), t, SpanOf(call)));
+  return prim_value(ir::Make<ir::PrimCallNode>(name, std::move(args), t, SpanOf(call)));
 }
 
 Value Lowerer::EvalIrBuiltin(const std::string& name, const PyExpr* call) {

@@ -226,13 +226,12 @@ void Lowerer::LowerModuleClass(const PyStmt* cls) {
       if (pyfunc && !py_module) {
         Error(span, "@I.pyfunc is only allowed in a class that inherits from BasePyModule");
       }
-      ir::StructInfo sinfo =
-          std::make_shared<const ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false);
+      ir::StructInfo sinfo = ir::Make<ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false);
       if (globals_.count(std::string(s->name))) {
         Error(span, "duplicate module member '" + std::string(s->name) + "'");
       }
       globals_[std::string(s->name)] =
-          std::make_shared<const ir::GlobalVarNode>(std::string(s->name), sinfo, span);
+          ir::Make<ir::GlobalVarNode>(std::string(s->name), sinfo, span);
       member_spans_[std::string(s->name)] = span;
     }
   }
@@ -318,8 +317,7 @@ void Lowerer::LowerModuleStatement(const PyStmt* s) {
       Value v = Eval(s->value);
       if (v.kind == Value::Kind::kExpr && v.expr->kind() == ir::NodeKind::kExternFunc) {
         std::string name(s->target->text);
-        auto gvar = std::make_shared<const ir::GlobalVarNode>(name, v.expr->struct_info(),
-                                                              SpanOf(s->target));
+        auto gvar = ir::Make<ir::GlobalVarNode>(name, v.expr->struct_info(), SpanOf(s->target));
         if (globals_.count(name)) {
           Error(s->target, "duplicate module member '" + name + "'");
         }
@@ -372,7 +370,7 @@ void Lowerer::DeclareFunction(const PyStmt* def) {
   if (globals_.count(name)) Error(span, "duplicate module member '" + name + "'");
   // TVM declares an unannotated return as R.Object (it is refined when the body is parsed).
   ir::StructInfo sinfo = DeclaredSignature(def, nullptr, ir::ObjectSInfo());
-  globals_[name] = std::make_shared<const ir::GlobalVarNode>(name, sinfo, span);
+  globals_[name] = ir::Make<ir::GlobalVarNode>(name, sinfo, span);
   member_spans_[name] = span;
 }
 
@@ -386,15 +384,14 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
   }
   std::string name(def->name);
   std::string text = file_.text().substr(def->text_begin, def->text_end - def->text_begin);
-  auto func = std::make_shared<const ir::PrimFuncNode>(name, std::move(text), is_private,
-                                                       SpanOf(def->text_begin, def->text_end));
+  auto func = ir::Make<ir::PrimFuncNode>(name, std::move(text), is_private,
+                                         SpanOf(def->text_begin, def->text_end));
   module_.Add(globals_.at(name), func);
 }
 
 void Lowerer::LowerPyFunc(const PyStmt* def) {
   std::string name(def->name);
-  auto func = std::make_shared<const ir::ExternFuncNode>(name, nullptr,
-                                                         SpanOf(def->text_begin, def->text_end));
+  auto func = ir::Make<ir::ExternFuncNode>(name, nullptr, SpanOf(def->text_begin, def->text_end));
   module_.Add(globals_.at(name), func);
 }
 

@@ -52,9 +52,8 @@ Value Lowerer::RelaxOperator(const char* op_name, std::vector<ir::Expr> args, co
   for (ir::Expr& arg : args) arg = NormalizeArg(arg);
   Value v;
   v.kind = Value::Kind::kExpr;
-  v.expr =
-      std::make_shared<const ir::CallNode>(ir::GetOp(op_name), std::move(args), ir::AttrMap{},
-                                           std::vector<ir::StructInfo>{}, nullptr, SpanOf(node));
+  v.expr = ir::Make<ir::CallNode>(ir::GetOp(op_name), std::move(args), ir::AttrMap{},
+                                  std::vector<ir::StructInfo>{}, nullptr, SpanOf(node));
   v.node = node;
   return v;
 }
@@ -280,7 +279,7 @@ Value Lowerer::EvalUnaryOp(const PyExpr* e) {
         }
         if (const auto* f = ir::As<ir::FloatImmNode>(a.prim)) {
           Value r = a;
-          r.prim = std::make_shared<const ir::FloatImmNode>(f->dtype(), -f->value(), SpanOf(e));
+          r.prim = ir::Make<ir::FloatImmNode>(f->dtype(), -f->value(), SpanOf(e));
           r.node = e;
           return r;
         }
@@ -300,7 +299,7 @@ Value Lowerer::EvalUnaryOp(const PyExpr* e) {
       if (a.kind == Value::Kind::kPrim) {
         Value r;
         r.kind = Value::Kind::kPrim;
-        r.prim = std::make_shared<const ir::NotNode>(a.prim, SpanOf(e));
+        r.prim = ir::Make<ir::NotNode>(a.prim, SpanOf(e));
         r.node = e;
         return r;
       }

@@ -113,10 +113,9 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
       if (!shape) ndim = static_cast<int>(n);
     }
     if (shape) {
-      result.sinfo =
-          std::make_shared<const ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
+      result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
     } else {
-      result.sinfo = std::make_shared<const ir::TensorSInfoNode>(dtype, ndim, vdevice, span);
+      result.sinfo = ir::Make<ir::TensorSInfoNode>(dtype, ndim, vdevice, span);
     }
     return result;
   }
@@ -134,9 +133,9 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
         Error(a[1], "ndim " + std::to_string(ndim) + " does not match the " +
                         std::to_string(values.size()) + " values");
       }
-      result.sinfo = std::make_shared<const ir::ShapeSInfoNode>(std::move(values), span);
+      result.sinfo = ir::Make<ir::ShapeSInfoNode>(std::move(values), span);
     } else {
-      result.sinfo = std::make_shared<const ir::ShapeSInfoNode>(ndim, span);
+      result.sinfo = ir::Make<ir::ShapeSInfoNode>(ndim, span);
     }
     return result;
   }
@@ -151,12 +150,12 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
       }
       for (const PyExpr* n : nodes) fields.push_back(ToSInfo(Eval(n), n));
     }
-    result.sinfo = std::make_shared<const ir::TupleSInfoNode>(std::move(fields), span);
+    result.sinfo = ir::Make<ir::TupleSInfoNode>(std::move(fields), span);
     return result;
   }
   if (name == "Object" || name == "Any") {
     BindArgs(call, display, {});
-    result.sinfo = std::make_shared<const ir::ObjectSInfoNode>(span);
+    result.sinfo = ir::Make<ir::ObjectSInfoNode>(span);
     return result;
   }
   if (name == "Prim") {
@@ -167,7 +166,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     if (!is_none(a[1])) value = EvalDim(a[1]);
     if (!dtype && !value) Error(call, "R.Prim needs a dtype or a value");
     if (!dtype) dtype = value->dtype();
-    result.sinfo = std::make_shared<const ir::PrimSInfoNode>(*dtype, value, span);
+    result.sinfo = ir::Make<ir::PrimSInfoNode>(*dtype, value, span);
     return result;
   }
   if (name == "Callable") {
@@ -186,12 +185,11 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     bool purity = params.has_value();
     if (!is_none(a[2])) purity = ToBool(Eval(a[2]), a[2], "purity");
     if (!is_none(a[3])) Error(a[3], "R.Callable's derive_func is not supported");
-    result.sinfo = std::make_shared<const ir::FuncSInfoNode>(std::move(params), ret, purity, span);
+    result.sinfo = ir::Make<ir::FuncSInfoNode>(std::move(params), ret, purity, span);
     return result;
   }
   if (name == "PackedFunc") {
-    result.sinfo =
-        std::make_shared<const ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false, span);
+    result.sinfo = ir::Make<ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false, span);
     return result;
   }
   Error(call, "unknown struct info '" + display + "'");
@@ -324,9 +322,13 @@ bool Lowerer::StaticallyIncompatible(const ir::StructInfo& annotation,
       }
       return StaticallyIncompatible(a->ret(), v->ret());
     }
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b) {
@@ -378,9 +380,12 @@ bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b) {
       }
       return SameStructInfo(x->ret(), y->ret());
     }
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace pipesplit::script

@@ -144,10 +144,9 @@ ir::PrimExpr Lowerer::MakeIntImm(int64_t value, DataType dtype, const PyExpr* no
     Error(node, std::to_string(value) + " is out of range for " + dtype.ToString());
   }
   if (dtype.is_float()) {
-    return std::make_shared<const ir::FloatImmNode>(dtype, static_cast<double>(value),
-                                                    SpanOf(node));
+    return ir::Make<ir::FloatImmNode>(dtype, static_cast<double>(value), SpanOf(node));
   }
-  return std::make_shared<const ir::IntImmNode>(dtype, value, SpanOf(node));
+  return ir::Make<ir::IntImmNode>(dtype, value, SpanOf(node));
 }
 
 ir::PrimExpr Lowerer::PrimOfVar(const Value& v) {
@@ -166,9 +165,9 @@ ir::PrimExpr Lowerer::ToPrim(const Value& v, const PyExpr* node) {
     case Value::Kind::kInt:
       return MakeIntImm(v.i, DataType::Int(64), node);
     case Value::Kind::kBool:
-      return std::make_shared<const ir::IntImmNode>(DataType::Bool(), v.b ? 1 : 0, SpanOf(node));
+      return ir::Make<ir::IntImmNode>(DataType::Bool(), v.b ? 1 : 0, SpanOf(node));
     case Value::Kind::kFloat:
-      return std::make_shared<const ir::FloatImmNode>(DataType::Float(32), v.f, SpanOf(node));
+      return ir::Make<ir::FloatImmNode>(DataType::Float(32), v.f, SpanOf(node));
     case Value::Kind::kPrim:
       return v.prim;
     case Value::Kind::kExpr:
@@ -187,18 +186,16 @@ ir::Expr Lowerer::ToExpr(const Value& v, const PyExpr* node) {
     case Value::Kind::kExpr:
       return v.expr;
     case Value::Kind::kInt:
-      return std::make_shared<const ir::PrimValueNode>(MakeIntImm(v.i, DataType::Int(64), node),
-                                                       span);
+      return ir::Make<ir::PrimValueNode>(MakeIntImm(v.i, DataType::Int(64), node), span);
     case Value::Kind::kBool:
-      return std::make_shared<const ir::PrimValueNode>(
-          MakeIntImm(v.b ? 1 : 0, DataType::Int(64), node), span);
+      return ir::Make<ir::PrimValueNode>(MakeIntImm(v.b ? 1 : 0, DataType::Int(64), node), span);
     case Value::Kind::kFloat:
-      return std::make_shared<const ir::PrimValueNode>(
-          std::make_shared<const ir::FloatImmNode>(DataType::Float(64), v.f, span), span);
+      return ir::Make<ir::PrimValueNode>(ir::Make<ir::FloatImmNode>(DataType::Float(64), v.f, span),
+                                         span);
     case Value::Kind::kPrim:
-      return std::make_shared<const ir::PrimValueNode>(v.prim, span);
+      return ir::Make<ir::PrimValueNode>(v.prim, span);
     case Value::Kind::kStr:
-      return std::make_shared<const ir::StringImmNode>(v.s, span);
+      return ir::Make<ir::StringImmNode>(v.s, span);
     case Value::Kind::kTuple:
     case Value::Kind::kList: {
       std::vector<ir::Expr> fields;
@@ -206,8 +203,7 @@ ir::Expr Lowerer::ToExpr(const Value& v, const PyExpr* node) {
       for (const Value& item : v.items) {
         fields.push_back(ToArg(item, item.node != nullptr ? item.node : node));
       }
-      return NormalizeValue(
-          std::make_shared<const ir::TupleNode>(std::move(fields), nullptr, span));
+      return NormalizeValue(ir::Make<ir::TupleNode>(std::move(fields), nullptr, span));
     }
     case Value::Kind::kSInfo:
       Error(node, "expected a relax expression but found struct info " + RenderStructInfo(v.sinfo));
@@ -237,16 +233,15 @@ ir::Expr Lowerer::ToOpArg(const Value& v, const ir::OpParam& param, const std::s
     if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) return ToArg(v, node);
     ir::Expr arg = ToArg(v, node);
     if (arg->kind() != ir::NodeKind::kTuple && !ir::Is<ir::TupleSInfoNode>(arg->struct_info())) {
-      return NormalizeValue(
-          std::make_shared<const ir::TupleNode>(std::vector<ir::Expr>{arg}, nullptr, span));
+      return NormalizeValue(ir::Make<ir::TupleNode>(std::vector<ir::Expr>{arg}, nullptr, span));
     }
     return arg;
   }
   if (v.kind == Value::Kind::kStr && name == "func") {
-    return std::make_shared<const ir::ExternFuncNode>(v.s, nullptr, span);
+    return ir::Make<ir::ExternFuncNode>(v.s, nullptr, span);
   }
   if (v.kind == Value::Kind::kStr && name.find("dtype") != std::string::npos) {
-    return std::make_shared<const ir::DataTypeImmNode>(ToDType(v, node), span);
+    return ir::Make<ir::DataTypeImmNode>(ToDType(v, node), span);
   }
   bool shape_like = name == "shape" || name == "size" || name == "tir_vars" ||
                     (name.size() > 6 && name.substr(name.size() - 6) == "_shape");
@@ -257,7 +252,7 @@ ir::Expr Lowerer::ToOpArg(const Value& v, const ir::OpParam& param, const std::s
       std::vector<ir::PrimExpr> values;
       for (const Value& item : v.items)
         values.push_back(ToPrim(item, item.node ? item.node : node));
-      return std::make_shared<const ir::ShapeExprNode>(std::move(values), span);
+      return ir::Make<ir::ShapeExprNode>(std::move(values), span);
     }
   }
   return ToArg(v, node);
@@ -349,16 +344,14 @@ void Lowerer::MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool
   auto convert_literal = [&](const ir::PrimExpr& lit, DataType to) -> ir::PrimExpr {
     if (const auto* i = ir::As<ir::IntImmNode>(lit)) {
       if (to.is_float()) {
-        return std::make_shared<const ir::FloatImmNode>(to, static_cast<double>(i->value()),
-                                                        lit->span());
+        return ir::Make<ir::FloatImmNode>(to, static_cast<double>(i->value()), lit->span());
       }
       return MakeIntImm(i->value(), to, node);
     }
     if (const auto* f = ir::As<ir::FloatImmNode>(lit)) {
-      if (to.is_float())
-        return std::make_shared<const ir::FloatImmNode>(to, f->value(), lit->span());
+      if (to.is_float()) return ir::Make<ir::FloatImmNode>(to, f->value(), lit->span());
     }
-    return std::make_shared<const ir::CastNode>(to, lit, lit->span());
+    return ir::Make<ir::CastNode>(to, lit, lit->span());
   };
   if (a_literal && !b_literal) {
     *a = convert_literal(*a, tb);
@@ -371,9 +364,9 @@ void Lowerer::MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool
   // Promote: float wins over int, wider wins over narrower (TVM's BinaryOpMatchTypes).
   auto rank = [](DataType t) { return (t.is_float() ? 1000 : 0) + t.bits(); };
   if (rank(ta) >= rank(tb)) {
-    *b = std::make_shared<const ir::CastNode>(ta, *b, (*b)->span());
+    *b = ir::Make<ir::CastNode>(ta, *b, (*b)->span());
   } else {
-    *a = std::make_shared<const ir::CastNode>(tb, *a, (*a)->span());
+    *a = ir::Make<ir::CastNode>(tb, *a, (*a)->span());
   }
 }
 

@@ -163,10 +163,16 @@ std::string Printer::Expr(const ir::Expr& expr) {
       return Call(*ir::As<ir::CallNode>(expr));
     case NodeKind::kPrimFunc:
       return ir::As<ir::PrimFuncNode>(expr)->name();
-    default:
+    case NodeKind::kIf:
+    case NodeKind::kSeqExpr:
+    case NodeKind::kFunction:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       // If / SeqExpr / Function only occur as statements; TVM cannot print them inline.
       return config_.one_line ? Summary(expr) : "<unprintable>";
   }
+  PS_UNREACHABLE();
 }
 
 std::string Printer::AttrDict(const ir::AttrMap& map) {

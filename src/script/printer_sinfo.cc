@@ -46,9 +46,12 @@ bool PrimEqual(const PrimExpr& a, const PrimExpr& b) {
       }
       return true;
     }
-    default:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 bool PrimsEqual(const std::optional<std::vector<PrimExpr>>& a,
@@ -109,9 +112,12 @@ bool SInfoEqual(const StructInfo& a, const StructInfo& b) {
       }
       return SInfoEqual(x->ret(), y->ret());
     }
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return false;
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace
@@ -221,9 +227,12 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
       for (const StructInfo& p : *n->params()) params.push_back(SInfo(p));
       return "R.Callable(" + Tuple(params) + ", " + ret + ", " + purity + ")";
     }
-    default:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return "R.Object";
   }
+  PS_UNREACHABLE();
 }
 
 std::optional<std::string> Printer::Annotation(const ir::VarNode& var, const ir::Expr& rhs) {

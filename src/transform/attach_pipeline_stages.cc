@@ -55,9 +55,9 @@ class AttachPipelineStagesPass : public Pass {
                    "attach-pipeline-stages: '" + name + "' is not a Relax function");
       }
       ir::AttrMap attrs = ir::WithAttr(func->attrs(), ir::attr::kPipelineParallelStages, stages_);
-      out.Update(member->gvar, std::make_shared<const ir::FunctionNode>(
-                                   func->params(), func->body(), func->ret_struct_info(),
-                                   func->is_pure(), attrs, func->span()));
+      out.Update(member->gvar,
+                 ir::Make<ir::FunctionNode>(func->params(), func->body(), func->ret_struct_info(),
+                                            func->is_pure(), attrs, func->span()));
     }
     return out;
   }

@@ -82,8 +82,7 @@ class StageMutator : public ir::ExprMutator {
  private:
   void Copy(const ir::TirVar& v) {
     if (symbols_->count(v.get())) return;
-    symbols_->emplace(
-        v.get(), std::make_shared<const ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));
+    symbols_->emplace(v.get(), ir::Make<ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));
   }
 
   ir::TirVarMap* symbols_;
@@ -143,8 +142,8 @@ class StageBuilder {
         if (stage_.params[i] == resolved) mutator.Remap(alias, params[i]);
       }
     }
-    params.push_back(ir::MakeVar("s", std::make_shared<const ir::ShapeSInfoNode>(shape_copies)));
-    out.dispatch_args.push_back(std::make_shared<const ir::ShapeExprNode>(shape_originals));
+    params.push_back(ir::MakeVar("s", ir::Make<ir::ShapeSInfoNode>(shape_copies)));
+    out.dispatch_args.push_back(ir::Make<ir::ShapeExprNode>(shape_originals));
     Var packed = ir::MakeVar(ir::protocol::kPackedParams, ir::ObjectSInfo());
     params.push_back(packed);
     out.dispatch_args.push_back(dispatcher_packed_);
@@ -175,10 +174,9 @@ class StageBuilder {
       bb.BeginBindingBlock();
       for (const Var& v : sent) {
         Expr value = mutator.VisitExpr(v);
-        bb.Emit(std::make_shared<const ir::CallNode>(
-                    std::make_shared<const ir::ExternFuncNode>(ir::protocol::kSendToNextGroup),
-                    std::vector<Expr>{value}, ir::AttrMap{}, std::vector<ir::StructInfo>{},
-                    ir::ObjectSInfo()),
+        bb.Emit(ir::Make<ir::CallNode>(ir::Make<ir::ExternFuncNode>(ir::protocol::kSendToNextGroup),
+                                       std::vector<Expr>{value}, ir::AttrMap{},
+                                       std::vector<ir::StructInfo>{}, ir::ObjectSInfo()),
                 "gv");
       }
       blocks.push_back(bb.EndBlock());
@@ -190,10 +188,10 @@ class StageBuilder {
     if (results.size() == 1 && ir::Is<ir::TupleSInfoNode>(results[0]->struct_info())) {
       ret = results[0];
     } else {
-      ret = bb.Normalize(std::make_shared<const ir::TupleNode>(results));
+      ret = bb.Normalize(ir::Make<ir::TupleNode>(results));
     }
     bb.EndScope();
-    auto body = std::make_shared<const ir::SeqExprNode>(blocks, ret, ret->struct_info());
+    auto body = ir::Make<ir::SeqExprNode>(blocks, ret, ret->struct_info());
 
     ir::AttrMap attrs = plan_.func->attrs();
     attrs = ir::WithoutAttr(std::move(attrs), ir::attr::kGlobalSymbol);
@@ -209,10 +207,9 @@ class StageBuilder {
     }
     ir::StructInfo ret_sinfo = ir::EraseToWellDefined(
         ret->struct_info(), [&](const ir::TirVarNode& v) { return bound_by_params.count(&v) > 0; });
-    out.func =
-        std::make_shared<const ir::FunctionNode>(params, body, ret_sinfo,
-                                                 /*is_pure=*/false, attrs, plan_.func->span());
-    out.gvar = std::make_shared<const ir::GlobalVarNode>(name, out.func->struct_info());
+    out.func = ir::Make<ir::FunctionNode>(params, body, ret_sinfo,
+                                          /*is_pure=*/false, attrs, plan_.func->span());
+    out.gvar = ir::Make<ir::GlobalVarNode>(name, out.func->struct_info());
     return out;
   }
 
@@ -229,16 +226,14 @@ class StageBuilder {
       ir::StructInfo declared = full[i];
       if (t.erase_shape) {
         const auto& tensor = static_cast<const ir::TensorSInfoNode&>(*full[i]);
-        declared = std::make_shared<const ir::TensorSInfoNode>(tensor.dtype(), tensor.ndim(),
-                                                               tensor.vdevice());
+        declared = ir::Make<ir::TensorSInfoNode>(tensor.dtype(), tensor.ndim(), tensor.vdevice());
       }
       bool output = !t.erase_shape && outputs_.count(t.receiver.get()) != 0;
-      Expr recv = ir::MakeExternCall(
-          ir::protocol::kCallDpsPacked, ir::protocol::kRecvFromPrevGroup,
-          {bb.Normalize(std::make_shared<const ir::TupleNode>(std::vector<Expr>{}))}, {declared},
-          declared);
+      Expr recv = ir::MakeExternCall(ir::protocol::kCallDpsPacked, ir::protocol::kRecvFromPrevGroup,
+                                     {bb.Normalize(ir::Make<ir::TupleNode>(std::vector<Expr>{}))},
+                                     {declared}, declared);
       received[i] = ir::MakeVar(t.receiver->name_hint(), declared, !output, t.receiver->span());
-      bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(received[i], recv));
+      bb.EmitNormalized(ir::Make<ir::VarBindingNode>(received[i], recv));
       if (output) outputs->push_back(received[i]);
     }
     auto defines_whole_dims = [&](size_t i) {
@@ -255,7 +250,7 @@ class StageBuilder {
         if (!t.erase_shape || defines_whole_dims(i) != (pass == 0)) continue;
         bool output = outputs_.count(t.value.get()) != 0;
         Var cast = ir::MakeVar(t.receiver->name_hint() + "_cast", full[i], !output);
-        bb.EmitNormalized(std::make_shared<const ir::MatchCastNode>(cast, received[i], full[i]));
+        bb.EmitNormalized(ir::Make<ir::MatchCastNode>(cast, received[i], full[i]));
         if (output) outputs->push_back(cast);
         received[i] = cast;
       }
@@ -278,15 +273,14 @@ class StageBuilder {
     ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
-    Expr read =
-        ir::MakeExternCall(ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem,
-                           {packed, std::make_shared<const ir::PrimValueNode>(ir::IntImm(index))},
-                           {declared}, declared);
+    Expr read = ir::MakeExternCall(ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem,
+                                   {packed, ir::Make<ir::PrimValueNode>(ir::IntImm(index))},
+                                   {declared}, declared);
     Var var = ir::MakeVar(b->var()->name_hint(), declared, cast || !output, b->var()->span());
-    bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(var, read, b->span()));
+    bb.EmitNormalized(ir::Make<ir::VarBindingNode>(var, read, b->span()));
     if (cast) {
       Var cast_var = ir::MakeVar(b->var()->name_hint() + "_cast", full, !output);
-      bb.EmitNormalized(std::make_shared<const ir::MatchCastNode>(cast_var, var, full, b->span()));
+      bb.EmitNormalized(ir::Make<ir::MatchCastNode>(cast_var, var, full, b->span()));
       var = cast_var;
     }
     if (output) outputs->push_back(var);
@@ -309,26 +303,26 @@ ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
   for (const StageFunction& stage : stages) {
     std::vector<Expr> items{stage.gvar};
     items.insert(items.end(), stage.dispatch_args.begin(), stage.dispatch_args.end());
-    per_stage.push_back(std::make_shared<const ir::TupleNode>(std::move(items)));
+    per_stage.push_back(ir::Make<ir::TupleNode>(std::move(items)));
   }
   ir::BlockBuilder bb;
   bb.BeginScope(params);
   bb.BeginBindingBlock();
-  Expr table = std::make_shared<const ir::TupleNode>(
-      std::vector<Expr>{std::make_shared<const ir::TupleNode>(std::move(per_stage))});
+  Expr table =
+      ir::Make<ir::TupleNode>(std::vector<Expr>{ir::Make<ir::TupleNode>(std::move(per_stage))});
   Var gv = bb.Emit(
       ir::MakeExternCall(ir::protocol::kCallBuiltinWithCtx, ir::protocol::kDispatchFunctionByGroup,
                          {table}, {ir::ObjectSInfo()}, nullptr),
       "gv");
   std::vector<ir::BindingBlock> blocks{bb.EndBlock()};
   bb.EndScope();
-  auto body = std::make_shared<const ir::SeqExprNode>(blocks, gv, gv->struct_info());
+  auto body = ir::Make<ir::SeqExprNode>(blocks, gv, gv->struct_info());
   ir::AttrMap attrs;
   if (const ir::AttrValue* symbol = plan.func->GetAttr(ir::attr::kGlobalSymbol)) {
     attrs.emplace_back(ir::attr::kGlobalSymbol, *symbol);
   }
-  return std::make_shared<const ir::FunctionNode>(params, body, ir::ObjectSInfo(),
-                                                  /*is_pure=*/false, attrs, plan.func->span());
+  return ir::Make<ir::FunctionNode>(params, body, ir::ObjectSInfo(),
+                                    /*is_pure=*/false, attrs, plan.func->span());
 }
 
 class PipelineParallelRewritePass : public Pass {

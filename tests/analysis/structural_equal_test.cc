@@ -135,8 +135,8 @@ TEST(StructuralEqualTest, ReportsDtypeAndRank) {
   Var b = V("x", TensorSInfo({IntImm(4)}, DataType::Float(16)));
   ExpectDiff(OneFunction(Func({a}, Seq({}, a))), OneFunction(Func({b}, Seq({}, b))),
              "main.params[0].struct_info.dtype", "float32", "float16");
-  Var c = V("x", std::make_shared<const TensorSInfoNode>(DataType::Float(32), 2));
-  Var d = V("x", std::make_shared<const TensorSInfoNode>(DataType::Float(32), 3));
+  Var c = V("x", ir::Make<TensorSInfoNode>(DataType::Float(32), 2));
+  Var d = V("x", ir::Make<TensorSInfoNode>(DataType::Float(32), 3));
   ExpectDiff(OneFunction(Func({c}, Seq({}, c))), OneFunction(Func({d}, Seq({}, d))),
              "main.params[0].struct_info.ndim", "2", "3");
 }
@@ -159,10 +159,10 @@ TEST(StructuralEqualTest, SymbolicExpressionsCompareStructurally) {
   TirVar n1 = MakeTirVar("n"), n2 = MakeTirVar("n");
   Var a = V("x", F32(std::vector<PrimExpr>{n1}));
   Var b = V("x", F32(std::vector<PrimExpr>{n2}));
-  Expr sa = std::make_shared<const ShapeExprNode>(
-      std::vector<PrimExpr>{MakeBinary(BinaryOp::kMul, n1, IntImm(2))});
-  Expr sb = std::make_shared<const ShapeExprNode>(
-      std::vector<PrimExpr>{MakeBinary(BinaryOp::kMul, IntImm(2), n2)});
+  Expr sa =
+      ir::Make<ShapeExprNode>(std::vector<PrimExpr>{MakeBinary(BinaryOp::kMul, n1, IntImm(2))});
+  Expr sb =
+      ir::Make<ShapeExprNode>(std::vector<PrimExpr>{MakeBinary(BinaryOp::kMul, IntImm(2), n2)});
   ExpectDiff(OneFunction(Func({a}, Seq({}, sa))), OneFunction(Func({b}, Seq({}, sb))),
              "main.ret_struct_info.values[0]", "n * 2", "2 * n");
 }
@@ -236,8 +236,8 @@ TEST(StructuralEqualTest, SymbolicVarsBoundInAttrsAreMapped) {
   auto call = [](const std::string& a, const std::string& b, DataType dtype, bool share) {
     Var x = V("x", F32({4, 4}));
     static PrimExpr shared0 = MakeTirVar("i0"), shared1 = MakeTirVar("i1");
-    PrimExpr i0 = share ? shared0 : std::make_shared<const TirVarNode>(a, dtype);
-    PrimExpr i1 = share ? shared1 : std::make_shared<const TirVarNode>(b, dtype);
+    PrimExpr i0 = share ? shared0 : ir::Make<TirVarNode>(a, dtype);
+    PrimExpr i1 = share ? shared1 : ir::Make<TirVarNode>(b, dtype);
     AttrValue lambda = AttrCall{"lambda", {AttrList{i0, i1}, AttrList{i1, i0}}, {}};
     AttrValue index_map = AttrCall{"T.index_map", {lambda}, {}};
     // Two layout transforms: a parser may or may not reuse the param nodes between them.
@@ -339,14 +339,12 @@ TEST(StructuralEqualTest, ReportsConstantsSinfoArgsAndTupleItems) {
   auto ret = [](Expr body) {
     return OneFunction(Func({}, Seq({}, std::move(body)), ObjectSInfo()));
   };
-  auto c = [](ConstantNode::Scalar v, DataType t) {
-    return std::make_shared<const ConstantNode>(v, t);
-  };
+  auto c = [](ConstantNode::Scalar v, DataType t) { return ir::Make<ConstantNode>(v, t); };
   ExpectDiff(ret(c(1.5, DataType::Float(32))), ret(c(2.5, DataType::Float(32))),
              "main.body.body.value", "R.const(1.5, \"float32\")", "R.const(2.5, \"float32\")");
   ExpectDiff(ret(c(1.5, DataType::Float(32))), ret(c(1.5, DataType::Float(16))),
              "main.body.body.dtype", "float32", "float16");
-  auto meta = [](int64_t i) { return std::make_shared<const ConstantNode>(i, F32({2})); };
+  auto meta = [](int64_t i) { return ir::Make<ConstantNode>(i, F32({2})); };
   ExpectDiff(ret(meta(0)), ret(meta(3)), "main.body.body.metadata_index", "0", "3");
   EXPECT_TRUE(StructuralEqual(ret(meta(3)), ret(meta(3))));
   EXPECT_TRUE(StructuralEqual(ret(c(std::nan(""), DataType::Float(32))),
@@ -354,14 +352,14 @@ TEST(StructuralEqualTest, ReportsConstantsSinfoArgsAndTupleItems) {
 
   auto packed = [](StructInfo s) {
     Var x = V("x", F32({4}));
-    Expr call = CallWith(GetOp("relax.call_pure_packed"),
-                         {std::make_shared<const ExternFuncNode>("f"), x}, s, {}, {s});
+    Expr call =
+        CallWith(GetOp("relax.call_pure_packed"), {ir::Make<ExternFuncNode>("f"), x}, s, {}, {s});
     return OneFunction(Func({x}, Seq({}, call), ObjectSInfo()));
   };
   ExpectDiff(packed(F32({4})), packed(F32({8})), "main.body.body.sinfo_args[0].shape[0]", "4", "8");
   auto item = [](int index) {
     Var t = V("t", TupleSInfo({F32({4}), F32({4})}));
-    Expr get = std::make_shared<const TupleGetItemNode>(t, index, F32({4}));
+    Expr get = ir::Make<TupleGetItemNode>(t, index, F32({4}));
     return OneFunction(Func({t}, Seq({}, get)));
   };
   ExpectDiff(item(0), item(1), "main.body.body.index", "0", "1");
@@ -379,38 +377,36 @@ TEST(StructuralEqualTest, ReportsEachKindOfNodeAndStructInfo) {
     EXPECT_FALSE(StructuralEqual(a, b, true, &diff));
     return diff.ToString();
   };
-  auto str = [](const std::string& v) { return std::make_shared<const StringImmNode>(v); };
-  auto shape = [](std::vector<PrimExpr> v) {
-    return std::make_shared<const ShapeExprNode>(std::move(v));
-  };
+  auto str = [](const std::string& v) { return ir::Make<StringImmNode>(v); };
+  auto shape = [](std::vector<PrimExpr> v) { return ir::Make<ShapeExprNode>(std::move(v)); };
   EXPECT_EQ(diff_of(str("a"), str("b")), ": R.str(\"a\") vs R.str(\"b\")");
-  EXPECT_EQ(diff_of(std::make_shared<const DataTypeImmNode>(DataType::Float(32)),
-                    std::make_shared<const DataTypeImmNode>(DataType::Int(8))),
+  EXPECT_EQ(diff_of(ir::Make<DataTypeImmNode>(DataType::Float(32)),
+                    ir::Make<DataTypeImmNode>(DataType::Int(8))),
             ": R.dtype(\"float32\") vs R.dtype(\"int8\")");
   EXPECT_EQ(diff_of(shape({IntImm(1), IntImm(2)}), shape({IntImm(1)})),
             "values[1]: 2 vs <missing>");
-  EXPECT_EQ(diff_of(std::make_shared<const PrimValueNode>(IntImm(1)),
-                    std::make_shared<const PrimValueNode>(IntImm(1, DataType::Int(32)))),
+  EXPECT_EQ(diff_of(ir::Make<PrimValueNode>(IntImm(1)),
+                    ir::Make<PrimValueNode>(IntImm(1, DataType::Int(32)))),
             "value: 1 vs T.int32(1)");
   EXPECT_EQ(diff_of(str("a"), shape({})), ": R.str(\"a\") vs R.shape([])");
   Var x = V("x", F32({4}));
-  Expr call_a = CallWith(std::make_shared<const ExternFuncNode>("f"), {x}, ObjectSInfo());
-  Expr call_b = CallWith(std::make_shared<const ExternFuncNode>("g"), {x}, ObjectSInfo());
+  Expr call_a = CallWith(ir::Make<ExternFuncNode>("f"), {x}, ObjectSInfo());
+  Expr call_b = CallWith(ir::Make<ExternFuncNode>("g"), {x}, ObjectSInfo());
   EXPECT_EQ(diff_of(call_a, call_b), "op: R.ExternFunc(\"f\") vs R.ExternFunc(\"g\")");
-  Expr call_c = CallWith(std::make_shared<const ExternFuncNode>("f"), {x}, F32({4}));
+  Expr call_c = CallWith(ir::Make<ExternFuncNode>("f"), {x}, F32({4}));
   EXPECT_EQ(diff_of(call_a, call_c), "struct_info: R.Object vs R.Tensor((4,), dtype=\"float32\")");
 
   // Control flow and blocks.
   StructInfo t = F32({4});
   auto with_if = [&](bool swap, bool dataflow, bool match_cast) {
-    Var p = V("p", t), c = V("c", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
+    Var p = V("p", t), c = V("c", ir::Make<PrimSInfoNode>(DataType::Bool()));
     Var q = V("q", t), r = V("r", t);
     Binding bq = match_cast ? MatchCastTo(q, p, t) : Bind(q, p);
     BindingBlock block = dataflow ? Dataflow({bq}) : Block({bq});
     Expr then_branch = Seq({block}, q);
     Expr else_branch = Seq({}, p);
-    auto node = std::make_shared<const IfNode>(c, swap ? else_branch : then_branch,
-                                               swap ? then_branch : else_branch, t);
+    auto node =
+        ir::Make<IfNode>(c, swap ? else_branch : then_branch, swap ? then_branch : else_branch, t);
     return Expr(Func({p, c}, Seq({Block({Bind(r, node)})}, r)));
   };
   EXPECT_EQ(diff_of(with_if(false, false, false), with_if(true, false, false)),
@@ -425,26 +421,24 @@ TEST(StructuralEqualTest, ReportsEachKindOfNodeAndStructInfo) {
 
   // Struct info of every kind.
   TirVar n = MakeTirVar("n");
-  EXPECT_EQ(
-      sdiff(std::make_shared<const ShapeSInfoNode>(2), std::make_shared<const ShapeSInfoNode>(3)),
-      "ndim: 2 vs 3");
-  EXPECT_EQ(sdiff(std::make_shared<const ShapeSInfoNode>(std::vector<PrimExpr>{IntImm(2)}),
-                  std::make_shared<const ShapeSInfoNode>(1)),
+  EXPECT_EQ(sdiff(ir::Make<ShapeSInfoNode>(2), ir::Make<ShapeSInfoNode>(3)), "ndim: 2 vs 3");
+  EXPECT_EQ(sdiff(ir::Make<ShapeSInfoNode>(std::vector<PrimExpr>{IntImm(2)}),
+                  ir::Make<ShapeSInfoNode>(1)),
             ": R.Shape([2]) vs R.Shape(ndim=1)");
-  EXPECT_EQ(sdiff(std::make_shared<const PrimSInfoNode>(DataType::Int(64)),
-                  std::make_shared<const PrimSInfoNode>(DataType::Int(32))),
-            "dtype: int64 vs int32");
-  EXPECT_EQ(sdiff(std::make_shared<const PrimSInfoNode>(DataType::Int(64)),
-                  std::make_shared<const PrimSInfoNode>(DataType::Int(64), n)),
+  EXPECT_EQ(
+      sdiff(ir::Make<PrimSInfoNode>(DataType::Int(64)), ir::Make<PrimSInfoNode>(DataType::Int(32))),
+      "dtype: int64 vs int32");
+  EXPECT_EQ(sdiff(ir::Make<PrimSInfoNode>(DataType::Int(64)),
+                  ir::Make<PrimSInfoNode>(DataType::Int(64), n)),
             "value: <null> vs n");
-  EXPECT_EQ(sdiff(std::make_shared<const TensorSInfoNode>(DataType::Float(32), 1, "llvm"),
-                  std::make_shared<const TensorSInfoNode>(DataType::Float(32), 1, "cuda")),
+  EXPECT_EQ(sdiff(ir::Make<TensorSInfoNode>(DataType::Float(32), 1, "llvm"),
+                  ir::Make<TensorSInfoNode>(DataType::Float(32), 1, "cuda")),
             "vdevice: llvm vs cuda");
   EXPECT_EQ(sdiff(TupleSInfo({F32({1})}), TupleSInfo({F32({1}), ObjectSInfo()})),
             "fields[1]: <missing> vs R.Object");
   EXPECT_EQ(sdiff(ObjectSInfo(), TupleSInfo({})), ": R.Object vs R.Tuple");
   auto callable = [&](StructInfo param, StructInfo ret, bool pure) {
-    return std::make_shared<const FuncSInfoNode>(std::vector<StructInfo>{param}, ret, pure);
+    return ir::Make<FuncSInfoNode>(std::vector<StructInfo>{param}, ret, pure);
   };
   EXPECT_EQ(sdiff(callable(F32({1}), F32({1}), true), callable(F32({2}), F32({1}), true)),
             "params[0].shape[0]: 1 vs 2");
@@ -479,7 +473,7 @@ TEST(StructuralEqualTest, PrimFuncsCompareByTextAndExternsBySymbol) {
     return mod;
   };
   auto prim = [](std::string text, bool is_private = false) {
-    return std::make_shared<const PrimFuncNode>("k", std::move(text), is_private);
+    return ir::Make<PrimFuncNode>("k", std::move(text), is_private);
   };
   EXPECT_TRUE(StructuralEqual(with(prim("@T.prim_func\ndef k():\n    pass")),
                               with(prim("@T.prim_func\ndef k():\n    pass"))));
@@ -487,11 +481,10 @@ TEST(StructuralEqualTest, PrimFuncsCompareByTextAndExternsBySymbol) {
              with(prim("@T.prim_func\ndef k():\n    T.evaluate(1)")), "k.text",
              "line 3:     T.evaluate(0)", "line 3:     T.evaluate(1)");
   ExpectDiff(with(prim("x", false)), with(prim("x", true)), "k.is_private", "False", "True");
-  ExpectDiff(with(std::make_shared<const ExternFuncNode>("a")),
-             with(std::make_shared<const ExternFuncNode>("b")), "k", "R.ExternFunc(\"a\")",
+  ExpectDiff(with(ir::Make<ExternFuncNode>("a")), with(ir::Make<ExternFuncNode>("b")), "k",
+             "R.ExternFunc(\"a\")", "R.ExternFunc(\"b\")");
+  ExpectDiff(with(prim("x")), with(ir::Make<ExternFuncNode>("b")), "k", "T.prim_func k",
              "R.ExternFunc(\"b\")");
-  ExpectDiff(with(prim("x")), with(std::make_shared<const ExternFuncNode>("b")), "k",
-             "T.prim_func k", "R.ExternFunc(\"b\")");
 }
 
 TEST(StructuralEqualTest, ModuleAttrsAndGlobalInfos) {
@@ -509,7 +502,7 @@ TEST(StructuralEqualTest, ModuleAttrsAndGlobalInfos) {
 TEST(StructuralEqualTest, GlobalVarsCompareByName) {
   auto caller = [](const std::string& callee) {
     Var x = V("x", F32({4}));
-    auto gv = std::make_shared<const GlobalVarNode>(callee, nullptr);
+    auto gv = ir::Make<GlobalVarNode>(callee, nullptr);
     Expr call = CallWith(gv, {x}, F32({4}));
     Var r = V("r", F32({4}));
     return Func({x}, Seq({Block({Bind(r, call)})}, r));
@@ -525,8 +518,7 @@ TEST(StructuralEqualTest, RecursiveLocalFunctionsAreMapped) {
   auto build = [](const std::string& name) {
     StructInfo t = F32({4});
     Var x = V("x", t);
-    StructInfo callable =
-        std::make_shared<const FuncSInfoNode>(std::vector<StructInfo>{t}, t, true);
+    StructInfo callable = ir::Make<FuncSInfoNode>(std::vector<StructInfo>{t}, t, true);
     Var f = V(name, callable);
     Expr call = CallWith(f, {x}, t);
     Var r = V("r", t);
@@ -541,12 +533,12 @@ TEST(StructuralEqualTest, RecursiveLocalFunctionsAreMapped) {
 
 TEST(StructuralEqualTest, MatchCastDefinesSymbolicVars) {
   auto build = [](const std::string& prefix) {
-    Var x = V("x", std::make_shared<const TensorSInfoNode>(DataType::Float(32), 1));
+    Var x = V("x", ir::Make<TensorSInfoNode>(DataType::Float(32), 1));
     TirVar m = MakeTirVar(prefix + "m");
     StructInfo target = F32(std::vector<PrimExpr>{m});
     Var y = V("y", target);
-    Expr shape = std::make_shared<const ShapeExprNode>(
-        std::vector<PrimExpr>{MakeBinary(BinaryOp::kAdd, m, IntImm(1))});
+    Expr shape =
+        ir::Make<ShapeExprNode>(std::vector<PrimExpr>{MakeBinary(BinaryOp::kAdd, m, IntImm(1))});
     Var s = V("s", shape->struct_info());
     return Func({x}, Seq({Block({MatchCastTo(y, x, target), Bind(s, shape)})}, s), ObjectSInfo());
   };
@@ -562,7 +554,7 @@ TEST(StructuralEqualTest, LongSymbolicChainsDoNotRecurse) {
       e = MakeBinary(BinaryOp::kAdd, e, IntImm(i == 19999 ? last : 1));
     }
     Var x = V("x", F32(std::vector<PrimExpr>{n}));
-    Expr shape = std::make_shared<const ShapeExprNode>(std::vector<PrimExpr>{e});
+    Expr shape = ir::Make<ShapeExprNode>(std::vector<PrimExpr>{e});
     return Func({x}, Seq({}, shape));
   };
   Function a = chain(1), b = chain(1), c = chain(2);
@@ -573,7 +565,7 @@ TEST(StructuralEqualTest, LongSymbolicChainsDoNotRecurse) {
 
 TEST(StructuralEqualTest, DeepNestingIsBoundedNotACrash) {
   auto nest = [](int depth) {
-    Expr e = std::make_shared<const StringImmNode>("leaf");
+    Expr e = ir::Make<StringImmNode>("leaf");
     for (int i = 0; i < depth; ++i) e = Tuple({e});
     return e;
   };

@@ -51,53 +51,52 @@ inline Var DV(std::string name, StructInfo sinfo, Span span = {}) {
 // A call with its struct info inferred through the op table (or given).
 inline Expr CallOp(const std::string& op, std::vector<Expr> args, AttrMap attrs = {},
                    std::vector<StructInfo> sinfo_args = {}, Span span = {}) {
-  auto call = std::make_shared<const CallNode>(GetOp(op), std::move(args), std::move(attrs),
-                                               std::move(sinfo_args), nullptr, span);
+  auto call = ir::Make<CallNode>(GetOp(op), std::move(args), std::move(attrs),
+                                 std::move(sinfo_args), nullptr, span);
   BlockBuilder bb;
   return bb.Normalize(call);
 }
 inline Expr CallWith(Expr callee, std::vector<Expr> args, StructInfo sinfo, AttrMap attrs = {},
                      std::vector<StructInfo> sinfo_args = {}, Span span = {}) {
-  return std::make_shared<const CallNode>(std::move(callee), std::move(args), std::move(attrs),
-                                          std::move(sinfo_args), std::move(sinfo), span);
+  return ir::Make<CallNode>(std::move(callee), std::move(args), std::move(attrs),
+                            std::move(sinfo_args), std::move(sinfo), span);
 }
 inline Expr Add(Expr a, Expr b, Span span = {}) {
   return CallOp("relax.add", {std::move(a), std::move(b)}, {}, {}, span);
 }
 
 inline Binding Bind(Var var, Expr value, Span span = {}) {
-  return std::make_shared<const VarBindingNode>(std::move(var), std::move(value), span);
+  return ir::Make<VarBindingNode>(std::move(var), std::move(value), span);
 }
 inline Binding MatchCastTo(Var var, Expr value, StructInfo sinfo, Span span = {}) {
-  return std::make_shared<const MatchCastNode>(std::move(var), std::move(value), std::move(sinfo),
-                                               span);
+  return ir::Make<MatchCastNode>(std::move(var), std::move(value), std::move(sinfo), span);
 }
 inline BindingBlock Block(std::vector<Binding> bindings, Span span = {}) {
-  return std::make_shared<const BindingBlockNode>(std::move(bindings), false, span);
+  return ir::Make<BindingBlockNode>(std::move(bindings), false, span);
 }
 inline BindingBlock Dataflow(std::vector<Binding> bindings, Span span = {}) {
-  return std::make_shared<const BindingBlockNode>(std::move(bindings), true, span);
+  return ir::Make<BindingBlockNode>(std::move(bindings), true, span);
 }
 inline Expr Seq(std::vector<BindingBlock> blocks, Expr body, Span span = {}) {
   StructInfo sinfo = body ? body->struct_info() : nullptr;
-  return std::make_shared<const SeqExprNode>(std::move(blocks), std::move(body), sinfo, span);
+  return ir::Make<SeqExprNode>(std::move(blocks), std::move(body), sinfo, span);
 }
 inline Expr Tuple(std::vector<Expr> fields, Span span = {}) {
   std::vector<StructInfo> sinfo;
   for (const Expr& f : fields) sinfo.push_back(f->struct_info());
-  return std::make_shared<const TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)), span);
+  return ir::Make<TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)), span);
 }
 
 // A function whose return struct info is its body's unless given.
 inline Function Func(std::vector<Var> params, Expr body, StructInfo ret = nullptr,
                      bool is_pure = true, AttrMap attrs = {}, Span span = {}) {
   if (ret == nullptr && body) ret = body->struct_info();
-  return std::make_shared<const FunctionNode>(std::move(params), std::move(body), std::move(ret),
-                                              is_pure, std::move(attrs), span);
+  return ir::Make<FunctionNode>(std::move(params), std::move(body), std::move(ret), is_pure,
+                                std::move(attrs), span);
 }
 
 inline GlobalVar GV(const std::string& name, const Expr& func) {
-  return std::make_shared<const GlobalVarNode>(name, func ? func->struct_info() : nullptr);
+  return ir::Make<GlobalVarNode>(name, func ? func->struct_info() : nullptr);
 }
 
 // A module of (name, function) members; each gets its own GlobalVar.

@@ -22,8 +22,7 @@ TEST(WellFormedTest, AcceptsATypicalModule) {
   // main(x: (n, 4), y: (n, 4)): dataflow add chain, match_cast, if/else, call_tir, a local
   // recursive function, and a pure call of an impure-free helper.
   IRModule mod;
-  auto prim =
-      std::make_shared<const PrimFuncNode>("kernel", "@T.prim_func\ndef kernel(): pass", false);
+  auto prim = ir::Make<PrimFuncNode>("kernel", "@T.prim_func\ndef kernel(): pass", false);
   GlobalVar kernel = GV("kernel", prim);
   mod.Add(kernel, prim);
 
@@ -38,11 +37,11 @@ TEST(WellFormedTest, AcceptsATypicalModule) {
   TirVar m = MakeTirVar("m");
   StructInfo cast_t = F32(std::vector<PrimExpr>{m, IntImm(4)});
   Var c = V("c", cast_t);
-  Var cond = V("cond", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
+  Var cond = V("cond", ir::Make<PrimSInfoNode>(DataType::Bool()));
   Var t1 = V("t1", cast_t), t2 = V("t2", cast_t);
   Expr branch_t = Seq({Block({Bind(t1, c)})}, t1);
   Expr branch_f = Seq({Block({Bind(t2, c)})}, t2);
-  auto if_node = std::make_shared<const IfNode>(cond, branch_t, branch_f, cast_t);
+  auto if_node = ir::Make<IfNode>(cond, branch_t, branch_f, cast_t);
   Var r = V("r", cast_t);
   Var out = V("out", ObjectSInfo());
   Function main = Func({x, y, cond},
@@ -86,11 +85,11 @@ TEST(WellFormedTest, UseBeforeDefinition) {
 
 TEST(WellFormedTest, BranchVarsDoNotLeak) {
   StructInfo t = F32({4});
-  Var x = V("x", t), cond = V("cond", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
+  Var x = V("x", t), cond = V("cond", ir::Make<PrimSInfoNode>(DataType::Bool()));
   Var inner = V("inner", t, At(4, 13));
   Var t2 = V("t2", t);
-  auto if_node = std::make_shared<const IfNode>(cond, Seq({Block({Bind(inner, x)})}, inner),
-                                                Seq({Block({Bind(t2, x)})}, t2), t);
+  auto if_node = ir::Make<IfNode>(cond, Seq({Block({Bind(inner, x)})}, inner),
+                                  Seq({Block({Bind(t2, x)})}, t2), t);
   Var r = V("r", t), s = V("s", t);
   Function f =
       Func({x, cond}, Seq({Block({Bind(r, if_node), Bind(s, Add(inner, x, At(7, 13)))})}, s));
@@ -188,7 +187,7 @@ TEST(WellFormedTest, SymbolicVarOnlyInACompositeExpressionIsUndefined) {
 TEST(WellFormedTest, SymbolicVarUsedInBodyWithoutDefinition) {
   TirVar n = MakeTirVar("n");
   Var x = V("x", F32({4}));
-  Expr shape = std::make_shared<const ShapeExprNode>(std::vector<PrimExpr>{n}, At(3, 20));
+  Expr shape = ir::Make<ShapeExprNode>(std::vector<PrimExpr>{n}, At(3, 20));
   Var s = V("s", shape->struct_info(), At(3, 9));
   // Reported once per function, at its first use.
   EXPECT_THAT(Check(Main(Func({x}, Seq({Block({Bind(s, shape)})}, s), ObjectSInfo()))),
@@ -196,18 +195,17 @@ TEST(WellFormedTest, SymbolicVarUsedInBodyWithoutDefinition) {
 }
 
 TEST(WellFormedTest, MatchCastDefinesSymbolicVarsInItsScopeOnly) {
-  StructInfo any = std::make_shared<const TensorSInfoNode>(DataType::Float(32), 1);
+  StructInfo any = ir::Make<TensorSInfoNode>(DataType::Float(32), 1);
   TirVar m = MakeTirVar("m");
   StructInfo target = F32(std::vector<PrimExpr>{m});
-  Var x = V("x", any), cond = V("c", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
+  Var x = V("x", any), cond = V("c", ir::Make<PrimSInfoNode>(DataType::Bool()));
   Var y = V("y", target);
   // In the true branch m is defined by a match_cast; after the if it is not.
   Var t1 = V("t1", any), t2 = V("t2", any);
-  auto if_node = std::make_shared<const IfNode>(
-      cond, Seq({Block({MatchCastTo(y, x, target), Bind(t1, x)})}, t1),
-      Seq({Block({Bind(t2, x)})}, t2), any);
+  auto if_node = ir::Make<IfNode>(cond, Seq({Block({MatchCastTo(y, x, target), Bind(t1, x)})}, t1),
+                                  Seq({Block({Bind(t2, x)})}, t2), any);
   Var r = V("r", any);
-  Expr shape = std::make_shared<const ShapeExprNode>(std::vector<PrimExpr>{m}, At(8, 20));
+  Expr shape = ir::Make<ShapeExprNode>(std::vector<PrimExpr>{m}, At(8, 20));
   Var s = V("s", ObjectSInfo());
   Function f = Func({x, cond}, Seq({Block({Bind(r, if_node), Bind(s, shape)})}, s));
   EXPECT_THAT(Check(Main(f)), ElementsAre("hand.py:8:20: symbolic variable 'm' is not defined"));
@@ -218,7 +216,7 @@ TEST(WellFormedTest, NestedFunctionsDoNotCaptureSymbolicVars) {
   StructInfo tn = F32(std::vector<PrimExpr>{n});
   Var x = V("x", tn);
   Var a = V("a", F32({4}));
-  Expr shape = std::make_shared<const ShapeExprNode>(std::vector<PrimExpr>{n}, At(5, 24));
+  Expr shape = ir::Make<ShapeExprNode>(std::vector<PrimExpr>{n}, At(5, 24));
   Var s = V("s", ObjectSInfo());
   Function inner = Func({a}, Seq({Block({Bind(s, shape)})}, s));
   Var g = V("g", inner->struct_info());
@@ -240,7 +238,7 @@ TEST(WellFormedTest, SymbolicVarSharedByTwoFunctions) {
 
 TEST(WellFormedTest, GlobalVarsMustBeMembers) {
   StructInfo t = F32({4});
-  auto missing = std::make_shared<const GlobalVarNode>("nowhere", Callable({t}, t));
+  auto missing = ir::Make<GlobalVarNode>("nowhere", Callable({t}, t));
   Var x = V("x", t), r = V("r", t);
   Function f = Func({x}, Seq({Block({Bind(r, CallWith(missing, {x}, t, {}, {}, At(3, 13)))})}, r));
   EXPECT_THAT(Check(Main(f)),
@@ -251,7 +249,7 @@ TEST(WellFormedTest, GlobalVarsMustBeTheMembersOwnNode) {
   StructInfo t = F32({4});
   Var a = V("a", t);
   Function helper = Func({a}, Seq({}, a));
-  auto stale = std::make_shared<const GlobalVarNode>("helper", helper->struct_info());
+  auto stale = ir::Make<GlobalVarNode>("helper", helper->struct_info());
   Var x = V("x", t), r = V("r", t);
   Function f = Func({x}, Seq({Block({Bind(r, CallWith(stale, {x}, t, {}, {}, At(3, 13)))})}, r));
   IRModule mod = Module({{"helper", helper}, {"main", f}});
@@ -274,7 +272,7 @@ TEST(WellFormedTest, CallTirNeedsAPrimFunction) {
   Var x = V("x", t), r = V("r", t), r2 = V("r2", t);
   Expr bad = CallWith(GetOp("relax.call_tir"), {helper_gv, Tuple({x})}, t, {}, {t}, At(3, 13));
   Expr worse = CallWith(GetOp("relax.call_tir"), {x, Tuple({x})}, t, {}, {t}, At(4, 14));
-  auto ext = std::make_shared<const ExternFuncNode>("sym");
+  auto ext = ir::Make<ExternFuncNode>("sym");
   GlobalVar ext_gv = GV("ext", ext);
   Var r3 = V("r3", t);
   Expr extern_callee =
@@ -300,8 +298,8 @@ TEST(WellFormedTest, FunctionBodyAndBranchesMustBeSeqExprs) {
   StructInfo t = F32({4});
   Var x = V("x", t);
   Function f = Func({x}, Add(x, x, At(2, 12)));
-  Var y = V("y", t), c = V("c", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
-  auto if_node = std::make_shared<const IfNode>(c, y, Seq({}, y), t, At(6, 9));
+  Var y = V("y", t), c = V("c", ir::Make<PrimSInfoNode>(DataType::Bool()));
+  auto if_node = ir::Make<IfNode>(c, y, Seq({}, y), t, At(6, 9));
   Var r = V("r", t);
   Function g = Func({y, c}, Seq({Block({Bind(r, if_node)})}, r));
   Var z = V("z", t);
@@ -326,12 +324,11 @@ TEST(WellFormedTest, NestedNonLeafExpressionsAreRejected) {
   Var tup = V("tup", TupleSInfo({t}));
   Expr inner = Add(x, x, At(3, 20));
   Var a = V("a", t), b = V("b", t), c = V("c", t), d = V("d", t), e = V("e", t);
-  auto item = std::make_shared<const TupleGetItemNode>(
-      CallWith(x, {}, TupleSInfo({t}), {}, {}, At(6, 13)), 0, t);
+  auto item = ir::Make<TupleGetItemNode>(CallWith(x, {}, TupleSInfo({t}), {}, {}, At(6, 13)), 0, t);
   auto tuple_of_call =
-      std::make_shared<const TupleNode>(std::vector<Expr>{Add(x, x, At(5, 14))}, TupleSInfo({t}));
+      ir::Make<TupleNode>(std::vector<Expr>{Add(x, x, At(5, 14))}, TupleSInfo({t}));
   Var cond_v = V("cv", t);
-  auto if_node = std::make_shared<const IfNode>(Add(x, x, At(7, 12)), Seq({}, x), Seq({}, x), t);
+  auto if_node = ir::Make<IfNode>(Add(x, x, At(7, 12)), Seq({}, x), Seq({}, x), t);
   Expr callee_call = CallWith(CallWith(x, {}, Callable({}, t), {}, {}, At(4, 13)), {}, t);
   Function f =
       Func({x, tup}, Seq({Block({Bind(a, CallOp("relax.add", {inner, x})), Bind(b, callee_call),
@@ -356,7 +353,7 @@ TEST(WellFormedTest, NestedNonLeafExpressionsAreRejected) {
 TEST(WellFormedTest, NamesWhatKindOfNodeIsOutOfPlace) {
   StructInfo t = F32({4});
   Var x = V("x", t), tup = V("tup", TupleSInfo({t}));
-  auto item = std::make_shared<const TupleGetItemNode>(tup, 0, t, At(3, 20));
+  auto item = ir::Make<TupleGetItemNode>(tup, 0, t, At(3, 20));
   Var a = V("a", t);
   Function lambda = Func({a}, Seq({}, a), nullptr, true, {}, At(4, 20));
   Var b = V("b", t), c = V("c", t);
@@ -374,8 +371,8 @@ TEST(WellFormedTest, NamesWhatKindOfNodeIsOutOfPlace) {
 
 TEST(WellFormedTest, NoIfInsideDataflowBlocks) {
   StructInfo t = F32({4});
-  Var x = V("x", t), c = V("c", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
-  auto if_node = std::make_shared<const IfNode>(c, Seq({}, x), Seq({}, x), t, At(4, 18));
+  Var x = V("x", t), c = V("c", ir::Make<PrimSInfoNode>(DataType::Bool()));
+  auto if_node = ir::Make<IfNode>(c, Seq({}, x), Seq({}, x), t, At(4, 18));
   Var gv = V("gv", t);
   Function f = Func({x, c}, Seq({Dataflow({Bind(gv, if_node)})}, gv));
   EXPECT_THAT(Check(Main(f)),
@@ -384,8 +381,7 @@ TEST(WellFormedTest, NoIfInsideDataflowBlocks) {
 
 TEST(WellFormedTest, NoPrimFunctionsInsideRelaxFunctions) {
   Var x = V("x", F32({4}));
-  auto prim =
-      std::make_shared<const PrimFuncNode>("k", "@T.prim_func\ndef k(): pass", false, At(3, 13));
+  auto prim = ir::Make<PrimFuncNode>("k", "@T.prim_func\ndef k(): pass", false, At(3, 13));
   Var k = V("k", prim->struct_info());
   Function f = Func({x}, Seq({Block({Bind(k, prim)})}, x));
   EXPECT_THAT(Check(Main(f)),
@@ -396,18 +392,18 @@ TEST(WellFormedTest, MissingPiecesAreReportedNotCrashes) {
   StructInfo t = F32({4});
   Var x = V("x", t), r = V("r", t), m = V("m", t);
   auto no_body = Func({x}, nullptr, t, true, {}, At(1, 1));
-  auto null_block = Func(
-      {x}, std::make_shared<const SeqExprNode>(std::vector<BindingBlock>{nullptr}, x, t, At(2, 1)));
+  auto null_block =
+      Func({x}, ir::Make<SeqExprNode>(std::vector<BindingBlock>{nullptr}, x, t, At(2, 1)));
   auto null_binding = Func({x}, Seq({Block({nullptr}, At(3, 1))}, x));
   auto no_value = Func({x}, Seq({Block({Bind(r, nullptr, At(4, 1))})}, x));
   auto no_var = Func({x}, Seq({Block({Bind(nullptr, x, At(5, 1))})}, x));
   auto no_target = Func({x}, Seq({Block({MatchCastTo(m, x, nullptr, At(6, 1))})}, x));
-  auto null_field = Func(
-      {x}, Seq({}, std::make_shared<const TupleNode>(std::vector<Expr>{nullptr}, t, At(7, 1))));
+  auto null_field =
+      Func({x}, Seq({}, ir::Make<TupleNode>(std::vector<Expr>{nullptr}, t, At(7, 1))));
   auto null_sinfo_arg =
       Func({x}, Seq({Block({Bind(V("p", t), CallWith(GetOp("relax.call_pure_packed"),
-                                                     {std::make_shared<const ExternFuncNode>("f")},
-                                                     t, {}, {nullptr}, At(8, 1)))})},
+                                                     {ir::Make<ExternFuncNode>("f")}, t, {},
+                                                     {nullptr}, At(8, 1)))})},
                     x));
   auto null_arg =
       Func({x}, Seq({Block({Bind(V("q", t), CallWith(x, {nullptr}, t, {}, {}, At(9, 1)))})}, x));

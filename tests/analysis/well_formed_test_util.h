@@ -24,10 +24,10 @@ inline std::vector<std::string> Check(const IRModule& mod) {
 inline IRModule Main(const Expr& func) { return Module({{"main", func}}); }
 
 inline StructInfo Callable(std::vector<StructInfo> params, StructInfo ret, bool pure = true) {
-  return std::make_shared<const FuncSInfoNode>(std::move(params), std::move(ret), pure);
+  return ir::Make<FuncSInfoNode>(std::move(params), std::move(ret), pure);
 }
 
-inline Expr Str(const std::string& s) { return std::make_shared<const StringImmNode>(s); }
+inline Expr Str(const std::string& s) { return ir::Make<StringImmNode>(s); }
 inline Expr Print(Expr value, Span span = {}) {
   return CallWith(GetOp("relax.print"), {Str(""), std::move(value)}, VoidSInfo(), {}, {}, span);
 }

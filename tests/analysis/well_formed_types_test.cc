@@ -18,7 +18,7 @@ using ::testing::IsEmpty;
 
 TEST(WellFormedTest, AnnotationMustDescribeTheValue) {
   Var x = V("x", F32({128, 32}));
-  Var c = V("C", std::make_shared<const TensorSInfoNode>(DataType::Void(), 3), At(3, 9));
+  Var c = V("C", ir::Make<TensorSInfoNode>(DataType::Void(), 3), At(3, 9));
   Function f = Func({x}, Seq({Block({Bind(c, Add(x, x))})}, c));
   EXPECT_THAT(Check(Main(f)), ElementsAre("hand.py:3:9: variable 'C' is annotated as "
                                           "R.Tensor(ndim=3) but its value has struct info "
@@ -34,8 +34,8 @@ TEST(WellFormedTest, CallStructInfoMustAgreeWithInference) {
               ElementsAre("hand.py:3:13: R.add has struct info R.Tensor((5,), dtype=\"float32\"), "
                           "but its arguments give R.Tensor((4,), dtype=\"float32\")"));
   // A less precise struct info is not a contradiction.
-  Expr vague = CallWith(GetOp("relax.add"), {x, x},
-                        std::make_shared<const TensorSInfoNode>(DataType::Float(32), 1));
+  Expr vague =
+      CallWith(GetOp("relax.add"), {x, x}, ir::Make<TensorSInfoNode>(DataType::Float(32), 1));
   Var v = V("v", vague->struct_info());
   EXPECT_THAT(Check(Main(Func({x}, Seq({Block({Bind(v, vague)})}, v)))), IsEmpty());
 }
@@ -66,7 +66,7 @@ TEST(WellFormedTest, ImpureCallInsideDataflowBlock) {
 
 TEST(WellFormedTest, PureFunctionWithImpureCall) {
   Var x = V("x", F32({4})), p = V("p", VoidSInfo());
-  auto ext = std::make_shared<const ExternFuncNode>("side_effect");
+  auto ext = ir::Make<ExternFuncNode>("side_effect");
   Var q = V("q", ObjectSInfo());
   Function f = Func({x},
                     Seq({Block({Bind(p, Print(x, At(3, 13))),
@@ -134,8 +134,7 @@ TEST(WellFormedTest, MissingStructInfo) {
   Function f = Func({x}, Seq({}, x, At(2, 30)), ObjectSInfo());
   Function g = Func({y}, Seq({Block({Bind(r, untyped)})}, r));
   Function h = Func({V("z", F32({4}))}, Seq({}, Str("s")), nullptr, true, {}, At(9, 5));
-  h = std::make_shared<const FunctionNode>(h->params(), h->body(), nullptr, true, AttrMap{},
-                                           At(9, 5));
+  h = ir::Make<FunctionNode>(h->params(), h->body(), nullptr, true, AttrMap{}, At(9, 5));
   EXPECT_THAT(Check(Module({{"f", f}, {"g", g}, {"h", h}})),
               ElementsAre("hand.py:2:14: variable 'x' has no struct info",
                           "hand.py:2:30: expression {0 bindings; return x} has no struct info",
@@ -153,7 +152,7 @@ TEST(WellFormedTest, ReturnStructInfoMustNotContradictTheBody) {
   // TVM accepts return annotations it cannot refute: symbolic dims, or a less precise body.
   TirVar n = MakeTirVar("n");
   Var y = V("y", F32(std::vector<PrimExpr>{IntImm(1), MakeBinary(BinaryOp::kAdd, n, IntImm(2))}));
-  Var s = V("s", std::make_shared<const ShapeSInfoNode>(std::vector<PrimExpr>{n}));
+  Var s = V("s", ir::Make<ShapeSInfoNode>(std::vector<PrimExpr>{n}));
   Function g = Func({s, y}, Seq({}, y), F32({1, 6}));
   Var o = V("o", ObjectSInfo());
   Function h = Func({o}, Seq({}, o), TupleSInfo({F32({2})}));
@@ -162,8 +161,7 @@ TEST(WellFormedTest, ReturnStructInfoMustNotContradictTheBody) {
 
 TEST(WellFormedTest, ShapeValuesMustBeIntegers) {
   Var x = V("x", F32({4}));
-  Expr shape =
-      std::make_shared<const ShapeExprNode>(std::vector<PrimExpr>{FloatImm(1.5)}, At(3, 13));
+  Expr shape = ir::Make<ShapeExprNode>(std::vector<PrimExpr>{FloatImm(1.5)}, At(3, 13));
   Var s = V("s", shape->struct_info());
   EXPECT_THAT(Check(Main(Func({x}, Seq({Block({Bind(s, shape)})}, s)))),
               ElementsAre("hand.py:3:13: shape values must be integers, but T.float32(1.5) is "

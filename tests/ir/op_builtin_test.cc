@@ -8,11 +8,10 @@ namespace pipesplit::ir::optest {
 namespace {
 
 GlobalVar Kernel(const std::string& name) {
-  return std::make_shared<const GlobalVarNode>(
-      name, std::make_shared<const FuncSInfoNode>(std::nullopt, ObjectSInfo(), false));
+  return ir::Make<GlobalVarNode>(name, ir::Make<FuncSInfoNode>(std::nullopt, ObjectSInfo(), false));
 }
 
-Expr Extern(const std::string& name) { return std::make_shared<const ExternFuncNode>(name); }
+Expr Extern(const std::string& name) { return ir::Make<ExternFuncNode>(name); }
 
 StructInfo TS(std::vector<Dim> shape, const std::string& dtype = "float32") {
   return TensorSInfo(Dims(std::move(shape)), DT(dtype));
@@ -80,7 +79,7 @@ TEST(OpBuiltinTest, PackedCalls) {
 
 TEST(OpBuiltinTest, PrintAndAssert) {
   EXPECT_EQ(Infer(C("print", {Str("x: {}"), T("x", {2})})), "R.Tuple");
-  Var cond = V("c", std::make_shared<const PrimSInfoNode>(DataType::Bool()));
+  Var cond = V("c", ir::Make<PrimSInfoNode>(DataType::Bool()));
   EXPECT_EQ(Infer(C("assert_op", {cond, Str("")})), "R.Tuple");
   EXPECT_EQ(Infer(C("assert_op", {TN("c", -1, "void"), Str("")})), "R.Tuple");
   EXPECT_EQ(InferError(C("assert_op", {T("c", {2}, "bool"), Str("")})),

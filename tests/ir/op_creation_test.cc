@@ -12,7 +12,7 @@ TEST(OpCreationTest, FullOnesZeros) {
             "R.Tensor((2, n), dtype=\"int32\")");
   EXPECT_EQ(Infer(C("full", {Shape({2}), T("v", {}, "int32")}, {{"dtype", "float16"}})),
             "R.Tensor((2,), dtype=\"float16\")");
-  Var s = V("s", std::make_shared<const ShapeSInfoNode>(3));
+  Var s = V("s", ir::Make<ShapeSInfoNode>(3));
   EXPECT_EQ(Infer(C("zeros", {s}, {{"dtype", "float32"}})), "R.Tensor(dtype=\"float32\", ndim=3)");
   EXPECT_EQ(Infer(C("ones", {Shape({1, 4})}, {{"dtype", "float32"}})),
             "R.Tensor((1, 4), dtype=\"float32\")");

@@ -55,7 +55,7 @@ TEST(OpElementwiseTest, BinaryDTypes) {
 }
 
 TEST(OpElementwiseTest, BinaryWithPrimValues) {
-  Var p = V("p", std::make_shared<const PrimSInfoNode>(DataType::Float(32)));
+  Var p = V("p", ir::Make<PrimSInfoNode>(DataType::Float(32)));
   // A scalar prim broadcasts like a (1,) tensor.
   EXPECT_EQ(Infer(C("add", {T("x", {2, 3}), p})), "R.Tensor((2, 3), dtype=\"float32\")");
   EXPECT_EQ(Infer(C("add", {T("x", {}), p})), "R.Tensor((1,), dtype=\"float32\")");

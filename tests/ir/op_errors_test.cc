@@ -18,7 +18,7 @@ TEST(OpErrorsTest, Builtins) {
   EXPECT_EQ(Err("call_pure_packed", {}), std::string(kAt) +
                                              "R.call_pure_packed: expects the "
                                              "packed function as first argument");
-  Expr f = std::make_shared<const ExternFuncNode>("f");
+  Expr f = ir::Make<ExternFuncNode>("f");
   EXPECT_EQ(Err("call_inplace_packed", {f}, {{"inplace_indices", Ints({0})}}),
             std::string(kAt) +
                 "R.call_inplace_packed: expects the packed function and at least "
@@ -169,7 +169,7 @@ TEST(OpErrorsTest, Manipulation) {
 }
 
 TEST(OpErrorsTest, Memory) {
-  Var s = V("s", std::make_shared<const ShapeSInfoNode>(1));
+  Var s = V("s", ir::Make<ShapeSInfoNode>(1));
   EXPECT_EQ(Err("builtin.alloc_tensor", {s, DTypeImm("float32"), PrimI(0)}),
             std::string(kAt) + "R.builtin.alloc_tensor: shape must be an R.shape([...]) value");
   Expr none = Tup({});

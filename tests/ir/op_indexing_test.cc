@@ -20,7 +20,7 @@ TEST(OpIndexingTest, Take) {
   EXPECT_EQ(Infer(C("take", {T("x", {5}), T("i", {3}, "int64")})),
             "R.Tensor((3,), dtype=\"float32\")");
   // A scalar prim index drops the axis.
-  Var p = V("p", std::make_shared<const PrimSInfoNode>(DataType::Int(64)));
+  Var p = V("p", ir::Make<PrimSInfoNode>(DataType::Int(64)));
   EXPECT_EQ(Infer(C("take", {T("x", {4, 5}), p}, {{"axis", 1}})),
             "R.Tensor((4,), dtype=\"float32\")");
   EXPECT_EQ(Infer(C("take", {TN("x", 2), T("i", {3}, "int64")}, {{"axis", 1}})),
@@ -57,7 +57,7 @@ TEST(OpIndexingTest, StridedSliceSymbolic) {
                                       Ints64({0}), Tup({Prim(n1)})})),
             "R.Tensor((T.min(N1, N1 + N2),), dtype=\"float32\")");
   // Unknown begin values: only the rank is known.
-  Var b = V("b", TupleSInfo({std::make_shared<const PrimSInfoNode>(DataType::Int(64))}));
+  Var b = V("b", TupleSInfo({ir::Make<PrimSInfoNode>(DataType::Int(64))}));
   EXPECT_EQ(Infer(C("strided_slice", {T("x", {4}), Ints64({0}), b, Ints64({2})})),
             "R.Tensor(dtype=\"float32\", ndim=1)");
 }

@@ -20,7 +20,7 @@ TEST(OpManipulationTest, Reshape) {
             "R.Tensor((2, n * 4), dtype=\"float32\")");
   EXPECT_EQ(Infer(C("reshape", {TN("x", 3), Shape({6, 4})})),
             "R.Tensor((6, 4), dtype=\"float32\")");
-  Var s = V("s", std::make_shared<const ShapeSInfoNode>(2));
+  Var s = V("s", ir::Make<ShapeSInfoNode>(2));
   EXPECT_EQ(Infer(C("reshape", {T("x", {2, 3}), s})), "R.Tensor(dtype=\"float32\", ndim=2)");
 }
 

@@ -33,27 +33,24 @@ inline DataType DT(const std::string& name) { return *DataType::Parse(name); }
 // A tensor var of known shape; of known rank (ndim >= 0) or unknown rank (-1).
 inline Var T(const std::string& name, std::vector<Dim> shape, const std::string& dtype = "float32",
              const std::string& vdevice = "") {
-  return MakeVar(
-      name, std::make_shared<const TensorSInfoNode>(Dims(std::move(shape)), DT(dtype), vdevice));
+  return MakeVar(name, ir::Make<TensorSInfoNode>(Dims(std::move(shape)), DT(dtype), vdevice));
 }
 inline Var TN(const std::string& name, int ndim, const std::string& dtype = "float32") {
-  return MakeVar(name, std::make_shared<const TensorSInfoNode>(DT(dtype), ndim));
+  return MakeVar(name, ir::Make<TensorSInfoNode>(DT(dtype), ndim));
 }
 inline Var V(const std::string& name, StructInfo sinfo) { return MakeVar(name, std::move(sinfo)); }
 
 inline Expr Shape(std::vector<Dim> values) {
-  return std::make_shared<const ShapeExprNode>(Dims(std::move(values)));
+  return ir::Make<ShapeExprNode>(Dims(std::move(values)));
 }
-inline Expr Prim(const PrimExpr& value) { return std::make_shared<const PrimValueNode>(value); }
+inline Expr Prim(const PrimExpr& value) { return ir::Make<PrimValueNode>(value); }
 inline Expr PrimI(int64_t value) { return Prim(IntImm(value)); }
-inline Expr Str(const std::string& value) { return std::make_shared<const StringImmNode>(value); }
-inline Expr DTypeImm(const std::string& dtype) {
-  return std::make_shared<const DataTypeImmNode>(DT(dtype));
-}
+inline Expr Str(const std::string& value) { return ir::Make<StringImmNode>(value); }
+inline Expr DTypeImm(const std::string& dtype) { return ir::Make<DataTypeImmNode>(DT(dtype)); }
 inline Expr Tup(std::vector<Expr> fields) {
   std::vector<StructInfo> sinfo;
   for (const Expr& f : fields) sinfo.push_back(f->struct_info());
-  return std::make_shared<const TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)));
+  return ir::Make<TupleNode>(std::move(fields), TupleSInfo(std::move(sinfo)));
 }
 
 inline AttrValue Ints(std::vector<int64_t> values) {
@@ -71,8 +68,8 @@ inline Span TestSpan() {
 inline Call C(const std::string& op, std::vector<Expr> args, AttrMap attrs = {},
               std::vector<StructInfo> sinfo_args = {}) {
   std::string name = op.rfind("relax.", 0) == 0 ? op : "relax." + op;
-  return std::make_shared<const CallNode>(GetOp(name), std::move(args), std::move(attrs),
-                                          std::move(sinfo_args), nullptr, TestSpan());
+  return ir::Make<CallNode>(GetOp(name), std::move(args), std::move(attrs), std::move(sinfo_args),
+                            nullptr, TestSpan());
 }
 
 // TVMScript-like rendering (classic syntax; dims with ir::ToString).

@@ -28,8 +28,7 @@ TEST(PrimExprTest, PrintsWithPythonPrecedence) {
             "n < m and (T.bool(True) or T.bool(False))");
   EXPECT_EQ(ToString(IntImm(5, DataType::Int(32))), "T.int32(5)");
   EXPECT_EQ(ToString(FloatImm(1.0)), "T.float32(1.0)");
-  EXPECT_EQ(ToString(std::make_shared<const CastNode>(DataType::Int(32), n)),
-            "T.Cast(\"int32\", n)");
+  EXPECT_EQ(ToString(Make<CastNode>(DataType::Int(32), n)), "T.Cast(\"int32\", n)");
 }
 
 TEST(PrimExprTest, SubstituteAndFreeVars) {
@@ -47,7 +46,7 @@ TEST(PrimExprTest, SubstituteAndFreeVars) {
 
 TEST(PrimExprTest, ChildTraversals) {
   TirVar n = MakeTirVar("n"), m = MakeTirVar("m");
-  PrimExpr sel = std::make_shared<const SelectNode>(MakeBinary(BinaryOp::kLT, n, m), n, m);
+  PrimExpr sel = Make<SelectNode>(MakeBinary(BinaryOp::kLT, n, m), n, m);
   std::vector<PrimExpr> children;
   ForEachChild(sel, [&](const PrimExpr& c) { children.push_back(c); });
   ASSERT_EQ(children.size(), 3u);

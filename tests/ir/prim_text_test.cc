@@ -22,7 +22,7 @@ std::string Relax(const PrimExpr& e) { return FormatPrimExpr(e, PrimTextOptions:
 
 // What the script printer prints for `e` as a prim value.
 std::string Printed(const PrimExpr& e) {
-  std::string out = script::PrintExpr(std::make_shared<const PrimValueNode>(e));
+  std::string out = script::PrintExpr(Make<PrimValueNode>(e));
   const std::string prefix = "R.prim_value(";
   if (out.rfind(prefix, 0) != 0 || out.back() != ')') return "unexpected: " + out;
   return out.substr(prefix.size(), out.size() - prefix.size() - 1);
@@ -38,7 +38,7 @@ TEST(PrimTextTest, RelaxContextMatchesThePrinter) {
       Bin(BinaryOp::kFloorMod, n, Bin(BinaryOp::kMul, m, IntImm(2))),
       Bin(BinaryOp::kEQ, lt, Bin(BinaryOp::kLT, m, n)),
       Bin(BinaryOp::kAnd, lt, Bin(BinaryOp::kOr, lt, Bin(BinaryOp::kGE, n, m))),
-      std::make_shared<const NotNode>(lt),
+      Make<NotNode>(lt),
       Bin(BinaryOp::kMin, n, Bin(BinaryOp::kMax, m, IntImm(3))),
       Bin(BinaryOp::kMod, n, IntImm(4)),
       Bin(BinaryOp::kDiv, n, IntImm(4)),
@@ -46,10 +46,9 @@ TEST(PrimTextTest, RelaxContextMatchesThePrinter) {
       Bin(BinaryOp::kMul, n, IntImm(1)),
       Bin(BinaryOp::kFloorDiv, n, IntImm(2, DataType::Int(32))),  // dtypes differ
       Bin(BinaryOp::kDiv, FloatImm(1.5), FloatImm(0.5, DataType::Float(32))),
-      std::make_shared<const CastNode>(DataType::Int(32), n),
-      std::make_shared<const SelectNode>(lt, n, m),
-      std::make_shared<const PrimCallNode>("if_then_else", std::vector<PrimExpr>{lt, n, m},
-                                           DataType::Int(64)),
+      Make<CastNode>(DataType::Int(32), n),
+      Make<SelectNode>(lt, n, m),
+      Make<PrimCallNode>("if_then_else", std::vector<PrimExpr>{lt, n, m}, DataType::Int(64)),
       FloatImm(1e20),
       FloatImm(-INFINITY, DataType::Float(64)),
       IntImm(5, DataType::Int(32)),

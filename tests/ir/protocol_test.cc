@@ -10,10 +10,10 @@
 namespace pipesplit::ir {
 namespace {
 
-Expr Extern(const char* symbol) { return std::make_shared<const ExternFuncNode>(symbol); }
+Expr Extern(const char* symbol) { return Make<ExternFuncNode>(symbol); }
 
 Call CallOf(std::string_view op, std::vector<Expr> args) {
-  return std::make_shared<const CallNode>(GetOp(op), std::move(args));
+  return Make<CallNode>(GetOp(op), std::move(args));
 }
 
 TEST(ProtocolTest, IsExternCallMatchesOpAndSymbol) {
@@ -36,8 +36,8 @@ TEST(ProtocolTest, IsExternCallRejectsAnotherSymbol) {
 
 TEST(ProtocolTest, IsExternCallRejectsNonExternCallee) {
   // The first argument is a string, not an ExternFunc; no argument at all; not a call.
-  Call string_arg = CallOf(protocol::kCallPurePacked,
-                           {std::make_shared<const StringImmNode>(protocol::kStageBoundary)});
+  Call string_arg =
+      CallOf(protocol::kCallPurePacked, {Make<StringImmNode>(protocol::kStageBoundary)});
   EXPECT_EQ(IsExternCall(string_arg, protocol::kCallPurePacked, protocol::kStageBoundary), nullptr);
   EXPECT_EQ(PackedCallee(*string_arg), nullptr);
   Call no_args = CallOf(protocol::kCallPurePacked, {});
@@ -49,8 +49,7 @@ TEST(ProtocolTest, IsExternCallRejectsNonExternCallee) {
 
 TEST(ProtocolTest, DirectExternCall) {
   Expr value = CallOf("relax.add", {});
-  Call send = std::make_shared<const CallNode>(Extern(protocol::kSendToNextGroup),
-                                               std::vector<Expr>{value});
+  Call send = Make<CallNode>(Extern(protocol::kSendToNextGroup), std::vector<Expr>{value});
   EXPECT_EQ(IsExternCall(send, protocol::kSendToNextGroup), send.get());
   EXPECT_EQ(IsExternCall(send, protocol::kRecvFromPrevGroup), nullptr);
   // A packing op is not a direct call, whatever its first argument.
@@ -59,7 +58,7 @@ TEST(ProtocolTest, DirectExternCall) {
 }
 
 TEST(ProtocolTest, MakeExternCallBuildsWhatIsExternCallMatches) {
-  Expr index = std::make_shared<const PrimValueNode>(IntImm(3));
+  Expr index = Make<PrimValueNode>(IntImm(3));
   Call call = MakeExternCall(protocol::kCallPurePacked, protocol::kTupleGetItem, {index},
                              {ObjectSInfo()}, ObjectSInfo());
   ASSERT_TRUE(IsExternCall(*call, protocol::kCallPurePacked, protocol::kTupleGetItem));

@@ -367,7 +367,7 @@ class BindingBlockNode : public Node {
 
 // ---- Construction helpers ----
 inline Var MakeVar(std::string name, StructInfo sinfo, bool is_dataflow = false, Span span = {}) {
-  return std::make_shared<const VarNode>(std::move(name), std::move(sinfo), is_dataflow, span);
+  return Make<VarNode>(std::move(name), std::move(sinfo), is_dataflow, span);
 }
 
 // True for the leaf expressions of Relax's normal form: vars, global vars, constants, shape and

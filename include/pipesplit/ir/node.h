@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "pipesplit/support/source.h"
 
@@ -75,6 +76,15 @@ class Node {
 template <typename T>
 using Ptr = std::shared_ptr<const T>;
 
+// The one place IR nodes are allocated: `Make<CallNode>(op, args, ...)` forwards to the node's
+// constructor. Passes, the parser and tests build nodes only through it (or through the named
+// helpers built on it, such as IntImm or MakeBinary), so the allocation strategy (a pool or a
+// per-module arena) can change here alone.
+template <typename T, typename... Args>
+Ptr<T> Make(Args&&... args) {
+  return std::make_shared<const T>(std::forward<Args>(args)...);
+}
+
 // Checked downcasts by node kind. `As` returns nullptr when the node is not a T.
 template <typename T, typename U>
 const T* As(const U* node) {
@@ -94,6 +104,48 @@ template <typename T, typename U>
 bool Is(const Ptr<U>& node) {
   return node != nullptr && T::ClassOf(node->kind());
 }
+
+// Case labels of every kind of one node family. A switch over node kinds has no `default:`:
+// it handles each kind of its own family and lists the other families with these macros (as
+// unreachable), so -Wswitch reports every switch that a new kind is missing from.
+#define PIPESPLIT_PRIM_EXPR_KINDS            \
+  case ::pipesplit::ir::NodeKind::kIntImm:   \
+  case ::pipesplit::ir::NodeKind::kFloatImm: \
+  case ::pipesplit::ir::NodeKind::kTirVar:   \
+  case ::pipesplit::ir::NodeKind::kBinary:   \
+  case ::pipesplit::ir::NodeKind::kNot:      \
+  case ::pipesplit::ir::NodeKind::kCast:     \
+  case ::pipesplit::ir::NodeKind::kSelect:   \
+  case ::pipesplit::ir::NodeKind::kPrimCall
+#define PIPESPLIT_STRUCT_INFO_KINDS             \
+  case ::pipesplit::ir::NodeKind::kObjectSInfo: \
+  case ::pipesplit::ir::NodeKind::kPrimSInfo:   \
+  case ::pipesplit::ir::NodeKind::kShapeSInfo:  \
+  case ::pipesplit::ir::NodeKind::kTensorSInfo: \
+  case ::pipesplit::ir::NodeKind::kTupleSInfo:  \
+  case ::pipesplit::ir::NodeKind::kFuncSInfo
+#define PIPESPLIT_EXPR_KINDS                     \
+  case ::pipesplit::ir::NodeKind::kVar:          \
+  case ::pipesplit::ir::NodeKind::kDataflowVar:  \
+  case ::pipesplit::ir::NodeKind::kGlobalVar:    \
+  case ::pipesplit::ir::NodeKind::kConstant:     \
+  case ::pipesplit::ir::NodeKind::kTuple:        \
+  case ::pipesplit::ir::NodeKind::kTupleGetItem: \
+  case ::pipesplit::ir::NodeKind::kShapeExpr:    \
+  case ::pipesplit::ir::NodeKind::kPrimValue:    \
+  case ::pipesplit::ir::NodeKind::kStringImm:    \
+  case ::pipesplit::ir::NodeKind::kDataTypeImm:  \
+  case ::pipesplit::ir::NodeKind::kOp:           \
+  case ::pipesplit::ir::NodeKind::kExternFunc:   \
+  case ::pipesplit::ir::NodeKind::kCall:         \
+  case ::pipesplit::ir::NodeKind::kIf:           \
+  case ::pipesplit::ir::NodeKind::kSeqExpr:      \
+  case ::pipesplit::ir::NodeKind::kFunction:     \
+  case ::pipesplit::ir::NodeKind::kPrimFunc
+#define PIPESPLIT_BINDING_KINDS                \
+  case ::pipesplit::ir::NodeKind::kVarBinding: \
+  case ::pipesplit::ir::NodeKind::kMatchCast:  \
+  case ::pipesplit::ir::NodeKind::kBindingBlock
 
 #define PIPESPLIT_NODE_KIND(K) \
   static bool ClassOf(NodeKind kind) { return kind == NodeKind::K; }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "pipesplit/ir/node.h"
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/dtype.h"
 
 namespace pipesplit::ir {
@@ -218,7 +219,12 @@ void ForEachChild(const PrimExpr& e, F&& f) {
     case NodeKind::kPrimCall:
       for (const PrimExpr& a : static_cast<const PrimCallNode*>(e.get())->args()) f(a);
       break;
-    default:
+    case NodeKind::kIntImm:
+    case NodeKind::kFloatImm:
+    case NodeKind::kTirVar:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       break;
   }
 }
@@ -233,19 +239,19 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
       PrimExpr a = f(n->a());
       PrimExpr b = f(n->b());
       if (a == n->a() && b == n->b()) return e;
-      return std::make_shared<const BinaryNode>(n->op(), a, b, n->dtype(), n->span());
+      return Make<BinaryNode>(n->op(), a, b, n->dtype(), n->span());
     }
     case NodeKind::kNot: {
       const auto* n = static_cast<const NotNode*>(e.get());
       PrimExpr a = f(n->a());
       if (a == n->a()) return e;
-      return std::make_shared<const NotNode>(a, n->span());
+      return Make<NotNode>(a, n->span());
     }
     case NodeKind::kCast: {
       const auto* n = static_cast<const CastNode*>(e.get());
       PrimExpr v = f(n->value());
       if (v == n->value()) return e;
-      return std::make_shared<const CastNode>(n->dtype(), v, n->span());
+      return Make<CastNode>(n->dtype(), v, n->span());
     }
     case NodeKind::kSelect: {
       const auto* n = static_cast<const SelectNode*>(e.get());
@@ -253,7 +259,7 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
       PrimExpr t = f(n->true_value());
       PrimExpr fv = f(n->false_value());
       if (c == n->cond() && t == n->true_value() && fv == n->false_value()) return e;
-      return std::make_shared<const SelectNode>(c, t, fv, n->span());
+      return Make<SelectNode>(c, t, fv, n->span());
     }
     case NodeKind::kPrimCall: {
       const auto* n = static_cast<const PrimCallNode*>(e.get());
@@ -265,12 +271,17 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
         changed |= args.back() != a;
       }
       if (!changed) return e;
-      return std::make_shared<const PrimCallNode>(n->name(), std::move(args), n->dtype(),
-                                                  n->span());
+      return Make<PrimCallNode>(n->name(), std::move(args), n->dtype(), n->span());
     }
-    default:
+    case NodeKind::kIntImm:
+    case NodeKind::kFloatImm:
+    case NodeKind::kTirVar:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return e;
   }
+  PS_UNREACHABLE();
 }
 
 }  // namespace pipesplit::ir

@@ -45,6 +45,12 @@ class CheckFailure {
   bool first_ = true;
 };
 
+// Throws the InternalError of an unreachable point (a node kind a switch cannot meet).
+[[noreturn]] inline void Unreachable(const char* file, int line) {
+  CheckFailure(file, line, "false") << "unreachable";
+  throw InternalError("unreachable");  // not reached: the temporary above throws
+}
+
 // Lets `PS_CHECK(c) << msg` parse as a void expression.
 struct Voidify {
   void operator&(const CheckFailure&) {}
@@ -58,6 +64,8 @@ struct Voidify {
               : ::pipesplit::detail::Voidify() & \
                     ::pipesplit::detail::CheckFailure(__FILE__, __LINE__, #condition)
 
-#define PS_UNREACHABLE() PS_CHECK(false) << "unreachable"
+// Marks a point control never reaches; the compiler knows it does not return, so it may end a
+// function whose switch covers every node kind.
+#define PS_UNREACHABLE() ::pipesplit::detail::Unreachable(__FILE__, __LINE__)
 
 #endif  // PIPESPLIT_SUPPORT_CHECK_H_

@@ -123,8 +123,8 @@ StructInfo InferAssert(const CallNode& call) {
 StructInfo InferShapeOf(const CallNode& call) {
   CheckArgCount(call, 1);
   const TensorSInfoNode& t = TensorArg(call, 0);
-  if (t.shape()) return std::make_shared<const ShapeSInfoNode>(*t.shape());
-  return std::make_shared<const ShapeSInfoNode>(t.ndim());
+  if (t.shape()) return Make<ShapeSInfoNode>(*t.shape());
+  return Make<ShapeSInfoNode>(t.ndim());
 }
 
 StructInfo InferSize(const CallNode& call) {
@@ -139,10 +139,10 @@ StructInfo InferTensorToShape(const CallNode& call) {
   if (t.ndim() != 1) Fail(call, "expects a 1-d tensor, got " + std::to_string(t.ndim()) + "-d");
   if (t.shape()) {
     if (auto n = AsConstInt((*t.shape())[0])) {
-      return std::make_shared<const ShapeSInfoNode>(static_cast<int>(*n));
+      return Make<ShapeSInfoNode>(static_cast<int>(*n));
     }
   }
-  return std::make_shared<const ShapeSInfoNode>(-1);
+  return Make<ShapeSInfoNode>(-1);
 }
 
 StructInfo InferShapeToTensor(const CallNode& call) {

@@ -56,7 +56,7 @@ StructInfo InferBroadcast(const CallNode& call, bool is_comparison) {
   DataType dtype = is_comparison ? DataType::Bool() : ArithDType(call, lhs_dtype, rhs_dtype);
   const auto* lt = As<TensorSInfoNode>(ArgSInfo(call, 0));
   const auto* rt = As<TensorSInfoNode>(ArgSInfo(call, 1));
-  if (lt == nullptr && rt == nullptr) return std::make_shared<const PrimSInfoNode>(dtype);
+  if (lt == nullptr && rt == nullptr) return Make<PrimSInfoNode>(dtype);
   std::string vdevice = JoinVDevice(call, lt ? lt->vdevice() : "", rt ? rt->vdevice() : "");
   // A scalar prim value broadcasts like a tensor of shape (1,), as in TVM.
   int lhs_ndim = lt ? lt->ndim() : 1;

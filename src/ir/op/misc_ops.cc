@@ -106,7 +106,7 @@ InferStructInfoFn Inspect(DataType dtype) {
   return [dtype](const CallNode& call) -> StructInfo {
     if (call.args().empty()) Fail(call, "expects a tensor");
     TensorArg(call, 0);
-    return std::make_shared<const PrimSInfoNode>(dtype);
+    return Make<PrimSInfoNode>(dtype);
   };
 }
 

@@ -51,11 +51,9 @@ CompleteAttrsFn ListifyInts(const std::vector<std::string>& names) {
   };
 }
 
-Expr DefaultStr(const std::string& value) { return std::make_shared<const StringImmNode>(value); }
-Expr DefaultInt(int64_t value) { return std::make_shared<const PrimValueNode>(IntImm(value)); }
-Expr DefaultVoidTuple() {
-  return std::make_shared<const TupleNode>(std::vector<Expr>{}, VoidSInfo());
-}
+Expr DefaultStr(const std::string& value) { return Make<StringImmNode>(value); }
+Expr DefaultInt(int64_t value) { return Make<PrimValueNode>(IntImm(value)); }
+Expr DefaultVoidTuple() { return Make<TupleNode>(std::vector<Expr>{}, VoidSInfo()); }
 
 // ---- Errors ----
 
@@ -82,9 +80,13 @@ std::string SInfoKindName(const StructInfo& sinfo) {
       return "R.Tuple";
     case NodeKind::kFuncSInfo:
       return "R.Callable";
-    default:
+    case NodeKind::kObjectSInfo:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
       return "R.Object";
   }
+  PS_UNREACHABLE();
 }
 
 std::string ShapeString(const std::vector<PrimExpr>& shape) {
@@ -298,11 +300,11 @@ std::optional<std::vector<int64_t>> CallAttrs::OptIntList(std::string_view name)
 // ---- Struct info construction ----
 
 StructInfo MakeTensor(std::vector<PrimExpr> shape, DataType dtype, const std::string& vdevice) {
-  return std::make_shared<const TensorSInfoNode>(std::move(shape), dtype, vdevice);
+  return Make<TensorSInfoNode>(std::move(shape), dtype, vdevice);
 }
 
 StructInfo MakeTensorNdim(DataType dtype, int ndim, const std::string& vdevice) {
-  return std::make_shared<const TensorSInfoNode>(dtype, ndim, vdevice);
+  return Make<TensorSInfoNode>(dtype, ndim, vdevice);
 }
 
 StructInfo WithDType(const TensorSInfoNode& t, DataType dtype) {

@@ -62,7 +62,7 @@ Op GetOp(std::string_view name) {
   if (it != r.ops.end()) return it->second;
   auto info_it = r.infos.find(name);
   const OpInfo* info = info_it == r.infos.end() ? nullptr : &info_it->second;
-  Op op = std::make_shared<const OpNode>(std::string(name), info, OpScriptName(name));
+  Op op = Make<OpNode>(std::string(name), info, OpScriptName(name));
   r.ops.emplace(std::string(name), op);
   return op;
 }

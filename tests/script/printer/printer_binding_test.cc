@@ -21,12 +21,11 @@ std::string MainText(const IRModule& mod, const PrintOptions& options = {}) {
 
 TEST(PrinterBindingTest, DataflowBlockWithCallTir) {
   IRModule mod;
-  GlobalVar kernel =
-      AddMember(&mod, "kernel",
-                std::make_shared<const PrimFuncNode>("kernel",
-                                                     "@T.prim_func\n    def kernel():\n        "
-                                                     "T.evaluate(0)",
-                                                     false));
+  GlobalVar kernel = AddMember(&mod, "kernel",
+                               ir::Make<PrimFuncNode>("kernel",
+                                                      "@T.prim_func\n    def kernel():\n        "
+                                                      "T.evaluate(0)",
+                                                      false));
   TirVar n = MakeTirVar("n");
   Var x = MakeVar("x", Tensor({n, I(4)}));
   BlockBuilder bb;
@@ -65,12 +64,11 @@ TEST(PrinterBindingTest, DataflowBlockWithCallTir) {
 
 TEST(PrinterBindingTest, PackedCallsAndInplace) {
   IRModule mod;
-  GlobalVar kernel =
-      AddMember(&mod, "kernel",
-                std::make_shared<const PrimFuncNode>("kernel",
-                                                     "@T.prim_func\n    def kernel():\n        "
-                                                     "T.evaluate(0)",
-                                                     false));
+  GlobalVar kernel = AddMember(&mod, "kernel",
+                               ir::Make<PrimFuncNode>("kernel",
+                                                      "@T.prim_func\n    def kernel():\n        "
+                                                      "T.evaluate(0)",
+                                                      false));
   Var x = MakeVar("x", Tensor({I(8)}));
   StructInfo t8 = Tensor({I(8)});
   Var a = MakeVar("a", t8);
@@ -79,12 +77,11 @@ TEST(PrinterBindingTest, PackedCallsAndInplace) {
   Var d = MakeVar("d", t8);
   Var e = MakeVar("e", t8);
   Var f = MakeVar("f", t8);
-  auto packed = std::make_shared<const CallNode>(
-      Extern("vm.builtin.copy"), std::vector<Expr>{x, PrimVal(I(0))}, AttrMap{},
-      std::vector<StructInfo>{ObjectSInfo()}, ObjectSInfo());
-  auto packed_void =
-      std::make_shared<const CallNode>(Extern("vm.builtin.print"), std::vector<Expr>{x}, AttrMap{},
-                                       std::vector<StructInfo>{}, VoidSInfo());
+  auto packed =
+      ir::Make<CallNode>(Extern("vm.builtin.copy"), std::vector<Expr>{x, PrimVal(I(0))}, AttrMap{},
+                         std::vector<StructInfo>{ObjectSInfo()}, ObjectSInfo());
+  auto packed_void = ir::Make<CallNode>(Extern("vm.builtin.print"), std::vector<Expr>{x}, AttrMap{},
+                                        std::vector<StructInfo>{}, VoidSInfo());
   Var v = MakeVar("v", VoidSInfo());
   Expr body = Seq(
       {Block(
@@ -132,16 +129,15 @@ TEST(PrinterBindingTest, TuplesAndExpressions) {
   Var s = MakeVar("s", ObjectSInfo());
   Var dt = MakeVar("dt", ObjectSInfo());
   Var k = MakeVar("k", Tensor({}, "float32"));
-  Expr consts =
-      TupleOf({std::make_shared<const ConstantNode>(ConstantNode::Scalar(0.1), Dt("float32")),
-               std::make_shared<const ConstantNode>(ConstantNode::Scalar(int64_t{3}), Dt("int32")),
-               std::make_shared<const ConstantNode>(ConstantNode::Scalar(true), Dt("bool")),
-               std::make_shared<const ConstantNode>(ConstantNode::Scalar(2.0), Dt("float16"))});
+  Expr consts = TupleOf({ir::Make<ConstantNode>(ConstantNode::Scalar(0.1), Dt("float32")),
+                         ir::Make<ConstantNode>(ConstantNode::Scalar(int64_t{3}), Dt("int32")),
+                         ir::Make<ConstantNode>(ConstantNode::Scalar(true), Dt("bool")),
+                         ir::Make<ConstantNode>(ConstantNode::Scalar(2.0), Dt("float16"))});
   Var cs = MakeVar("cs", consts->struct_info());
   Expr body =
       Seq({Block({Bind(p, pair), Bind(q, one), Bind(nest, TupleOf({x, p})), Bind(g, GetItem(p, 1)),
                   Bind(e, TupleOf({})), Bind(s, Str("a\"b\\c\n\xc3\xa9")),
-                  Bind(dt, std::make_shared<const DataTypeImmNode>(Dt("float16"))),
+                  Bind(dt, ir::Make<DataTypeImmNode>(Dt("float16"))),
                   Bind(k, OpCall("relax.add", {x, x}, Tensor({}, "float32"))), Bind(cs, consts)})},
           TupleOf({g, q}));
   AddPublic(&mod, "main", Func({x}, body, TupleSInfo({t, one->struct_info()})));
@@ -178,7 +174,7 @@ TEST(PrinterBindingTest, IfElseBindsTheSameVarInBothBranches) {
   Expr then_branch = Seq({Block({Bind(lv1, OpCall("relax.add", {x, x}, t))})}, lv1);
   Expr else_branch =
       Seq({Block({Bind(lv1b, OpCall("relax.multiply", {x, x}, t)), Bind(r_inner, lv1b)})}, r_inner);
-  auto if_node = std::make_shared<const IfNode>(cond, then_branch, else_branch, t);
+  auto if_node = ir::Make<IfNode>(cond, then_branch, else_branch, t);
   AddPublic(&mod, "main", Func({cond, x}, Seq({Block({Bind(r, if_node)})}, r), t));
   EXPECT_EQ(MainText(mod),
             "    @R.function\n"
@@ -271,7 +267,7 @@ TEST(PrinterBindingTest, PrintAndAssertOpFormatByKeyword) {
   Var x = MakeVar("x", Tensor({}, "int32"));
   Var v1 = MakeVar("v1", VoidSInfo());
   Var v2 = MakeVar("v2", VoidSInfo());
-  Expr cond = std::make_shared<const ConstantNode>(ConstantNode::Scalar(false), Dt("bool"));
+  Expr cond = ir::Make<ConstantNode>(ConstantNode::Scalar(false), Dt("bool"));
   Expr body =
       Seq({Block({Bind(v1, OpCall("relax.print", {Str("x: {}"), x}, VoidSInfo())),
                   Bind(v2, OpCall("relax.assert_op", {cond, Str("fail {}"), x}, VoidSInfo()))})},

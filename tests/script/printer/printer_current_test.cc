@@ -17,8 +17,8 @@ IRModule SymbolicModule() {
   IRModule mod;
   GlobalVar kernel = AddMember(
       &mod, "add_kernel",
-      std::make_shared<const PrimFuncNode>(
-          "add_kernel", "@T.prim_func\n    def add_kernel():\n        T.evaluate(0)", false));
+      ir::Make<PrimFuncNode>("add_kernel",
+                             "@T.prim_func\n    def add_kernel():\n        T.evaluate(0)", false));
   TirVar n = MakeTirVar("n");
   TirVar m = MakeTirVar("m");
   TirVar k = MakeTirVar("k");
@@ -27,9 +27,8 @@ IRModule SymbolicModule() {
   Var x = MakeVar("x", t);
   Var s = MakeVar("s", Shape({m}));
   Var o = MakeVar("o", ObjectSInfo());
-  auto packed =
-      std::make_shared<const CallNode>(Extern("f"), std::vector<Expr>{x}, AttrMap{},
-                                       std::vector<StructInfo>{ObjectSInfo()}, ObjectSInfo());
+  auto packed = ir::Make<CallNode>(Extern("f"), std::vector<Expr>{x}, AttrMap{},
+                                   std::vector<StructInfo>{ObjectSInfo()}, ObjectSInfo());
   Var lv = MakeVar("lv", t);
   Var y = DfVar("y", Tensor({k}));
   Var p = DfVar("p", Prim("int64"));

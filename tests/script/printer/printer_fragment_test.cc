@@ -26,8 +26,8 @@ TEST(PrinterFragmentTest, StructInfoKinds) {
   EXPECT_EQ(PrintStructInfo(Prim("float32"), kCurrent), "T.float32");
   EXPECT_EQ(PrintStructInfo(Prim("int64", b)), "R.Prim(value=b)");
   EXPECT_EQ(PrintStructInfo(Prim("int64", b), kCurrent), "T.int64");
-  EXPECT_EQ(PrintStructInfo(std::make_shared<const ShapeSInfoNode>(-1)), "R.Shape(ndim=-1)");
-  EXPECT_EQ(PrintStructInfo(std::make_shared<const ShapeSInfoNode>(3)), "R.Shape(ndim=3)");
+  EXPECT_EQ(PrintStructInfo(ir::Make<ShapeSInfoNode>(-1)), "R.Shape(ndim=-1)");
+  EXPECT_EQ(PrintStructInfo(ir::Make<ShapeSInfoNode>(3)), "R.Shape(ndim=3)");
   EXPECT_EQ(PrintStructInfo(Shape({I(1), a, I(3)})), "R.Shape([1, a, 3])");
   EXPECT_EQ(PrintStructInfo(Tensor({I(1), a, I(3)})), "R.Tensor((1, a, 3), dtype=\"float32\")");
   EXPECT_EQ(PrintStructInfo(Tensor({I(7)}, "int8")), "R.Tensor((7,), dtype=\"int8\")");
@@ -37,8 +37,8 @@ TEST(PrinterFragmentTest, StructInfoKinds) {
   EXPECT_EQ(PrintStructInfo(TensorNdim(-1)), "R.Tensor(dtype=\"float32\")");
   EXPECT_EQ(PrintStructInfo(TensorNdim(-1, "void")), "R.Tensor");
   EXPECT_EQ(PrintStructInfo(TensorNdim(3, "void")), "R.Tensor(ndim=3)");
-  auto on_device = std::make_shared<const TensorSInfoNode>(std::vector<PrimExpr>{I(2)}, Dt("int32"),
-                                                           "llvm:0:global");
+  auto on_device =
+      ir::Make<TensorSInfoNode>(std::vector<PrimExpr>{I(2)}, Dt("int32"), "llvm:0:global");
   EXPECT_EQ(PrintStructInfo(on_device),
             "R.Tensor((2,), dtype=\"int32\", vdevice=\"llvm:0:global\")");
   EXPECT_EQ(PrintStructInfo(VoidSInfo()), "R.Tuple");
@@ -66,7 +66,7 @@ TEST(PrinterFragmentTest, CallableStructInfo) {
   EXPECT_EQ(PrintStructInfo(Callable({}, TensorNdim(2), true)),
             "R.Callable((), R.Tensor(dtype=\"float32\", ndim=2), True)");
   auto opaque = [](StructInfo ret, bool pure) {
-    return std::make_shared<const FuncSInfoNode>(std::nullopt, std::move(ret), pure);
+    return ir::Make<FuncSInfoNode>(std::nullopt, std::move(ret), pure);
   };
   EXPECT_EQ(PrintStructInfo(opaque(ObjectSInfo(), false)), "R.Callable");
   EXPECT_EQ(PrintStructInfo(opaque(ObjectSInfo(), true)), "R.Callable(purity=True)");
@@ -91,21 +91,19 @@ TEST(PrinterFragmentTest, SymbolicExpressionsFollowPythonPrecedence) {
   EXPECT_EQ(PrimText(Bin(BinaryOp::kEQ, lt, Bin(BinaryOp::kLT, m, n))), "n < m == (m < n)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kAnd, lt, Bin(BinaryOp::kOr, lt, Bin(BinaryOp::kGE, n, m)))),
             "n < m and (n < m or n >= m)");
-  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(Bin(BinaryOp::kAnd, lt, lt))),
-            "not (n < m and n < m)");
-  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(lt)), "not n < m");
-  EXPECT_EQ(PrimText(std::make_shared<const NotNode>(BoolImm(true))), "T.Not(True)");
+  EXPECT_EQ(PrimText(ir::Make<NotNode>(Bin(BinaryOp::kAnd, lt, lt))), "not (n < m and n < m)");
+  EXPECT_EQ(PrimText(ir::Make<NotNode>(lt)), "not n < m");
+  EXPECT_EQ(PrimText(ir::Make<NotNode>(BoolImm(true))), "T.Not(True)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kMin, n, m)), "T.min(n, m)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kMax, n, I(0))), "T.max(n, 0)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kMod, n, I(3))), "T.truncmod(n, 3)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kDiv, n, I(3))), "T.Div(n, 3)");
   EXPECT_EQ(PrimText(Bin(BinaryOp::kDiv, FloatImm(1.5), MakeTirVar("f", DataType::Float(32)))),
             "T.float32(1.5) / f");
-  EXPECT_EQ(PrimText(std::make_shared<const CastNode>(DataType::Int(32), n)),
-            "T.Cast(\"int32\", n)");
-  EXPECT_EQ(PrimText(std::make_shared<const SelectNode>(lt, n, m)), "T.Select(n < m, n, m)");
-  EXPECT_EQ(PrimText(std::make_shared<const PrimCallNode>(
-                "if_then_else", std::vector<PrimExpr>{lt, n, I(0)}, DataType::Int(64))),
+  EXPECT_EQ(PrimText(ir::Make<CastNode>(DataType::Int(32), n)), "T.Cast(\"int32\", n)");
+  EXPECT_EQ(PrimText(ir::Make<SelectNode>(lt, n, m)), "T.Select(n < m, n, m)");
+  EXPECT_EQ(PrimText(ir::Make<PrimCallNode>("if_then_else", std::vector<PrimExpr>{lt, n, I(0)},
+                                            DataType::Int(64))),
             "T.if_then_else(n < m, n, 0)");
 }
 
@@ -146,8 +144,7 @@ TEST(PrinterFragmentTest, LeafExpressions) {
   EXPECT_EQ(PrintExpr(PrimVal(I(1))), "R.prim_value(1)");
   EXPECT_EQ(PrintExpr(PrimVal(I(1)), kCurrent), "1");
   EXPECT_EQ(PrintExpr(Str("hello")), "R.str(\"hello\")");
-  EXPECT_EQ(PrintExpr(std::make_shared<const DataTypeImmNode>(Dt("float32"))),
-            "R.dtype(\"float32\")");
+  EXPECT_EQ(PrintExpr(ir::Make<DataTypeImmNode>(Dt("float32"))), "R.dtype(\"float32\")");
   EXPECT_EQ(PrintExpr(ShapeOf({I(1), x, I(3)})), "R.shape([1, x, 3])");
   EXPECT_EQ(PrintExpr(ShapeOf({})), "R.shape([])");
   Var a = MakeVar("a", Tensor({I(1), x, I(3)}));
@@ -158,27 +155,24 @@ TEST(PrinterFragmentTest, LeafExpressions) {
   EXPECT_EQ(PrintExpr(GetItem(TupleOf({a, b}), 0)), "(a, b)[0]");
   EXPECT_EQ(PrintExpr(MakeVar("", ObjectSInfo())), "v");
   EXPECT_EQ(PrintExpr(Extern("my_ext")), "R.ExternFunc(\"my_ext\")");
-  EXPECT_EQ(PrintExpr(std::make_shared<const ExternFuncNode>("my_ext",
-                                                             Callable({}, TensorNdim(2), true))),
+  EXPECT_EQ(PrintExpr(ir::Make<ExternFuncNode>("my_ext", Callable({}, TensorNdim(2), true))),
             "R.ExternFunc(\"my_ext\", R.Callable((), R.Tensor(dtype=\"float32\", ndim=2), True))");
   EXPECT_EQ(PrintExpr(GetOp("relax.add")), "I.Op(\"relax.add\")");
-  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(0, TensorNdim(2))),
+  EXPECT_EQ(PrintExpr(ir::Make<ConstantNode>(0, TensorNdim(2))),
             "metadata[\"relax.expr.Constant\"][0]");
-  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(-1.5),
-                                                           DataType::Float(64))),
+  EXPECT_EQ(PrintExpr(ir::Make<ConstantNode>(ConstantNode::Scalar(-1.5), DataType::Float(64))),
             "R.const(-1.5, \"float64\")");
-  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(int64_t{2}),
-                                                           DataType::Float(32))),
-            "R.const(2.0, \"float32\")");
-  EXPECT_EQ(PrintExpr(std::make_shared<const ConstantNode>(ConstantNode::Scalar(0.1),
-                                                           DataType::Float(16))),
+  EXPECT_EQ(
+      PrintExpr(ir::Make<ConstantNode>(ConstantNode::Scalar(int64_t{2}), DataType::Float(32))),
+      "R.const(2.0, \"float32\")");
+  EXPECT_EQ(PrintExpr(ir::Make<ConstantNode>(ConstantNode::Scalar(0.1), DataType::Float(16))),
             "R.const(0.0999755859375, \"float16\")");
 }
 
 TEST(PrinterFragmentTest, CallTirFamilyInBothSyntaxes) {
   TirVar x = MakeTirVar("x");
   Var a = MakeVar("a", Tensor({I(1), x, I(3)}));
-  auto tir_func = std::make_shared<const GlobalVarNode>("tir_func", ObjectSInfo());
+  auto tir_func = ir::Make<GlobalVarNode>("tir_func", ObjectSInfo());
   StructInfo out = a->struct_info();
   Expr call = OpCall("relax.call_tir", {tir_func, TupleOf({a}), ShapeOf({x})}, out, {}, {out});
   EXPECT_EQ(PrintExpr(call),
@@ -312,7 +306,7 @@ TEST(PrinterFragmentTest, BindingsAndBlocks) {
   Expr body = Seq({Block({b2})}, gv);
   EXPECT_EQ(PrintShort(body), "{1 binding; return gv}");
   Var c = MakeVar("c", Prim("bool"));
-  Expr branch = std::make_shared<const IfNode>(c, body, Seq({}, x), x->struct_info());
+  Expr branch = ir::Make<IfNode>(c, body, Seq({}, x), x->struct_info());
   EXPECT_EQ(PrintShort(branch), "if c: {1 binding; return gv} else: {0 bindings; return x}");
   Function f = Func({x, c}, body, x->struct_info(), {}, /*pure=*/false);
   EXPECT_EQ(PrintShort(f),
@@ -331,15 +325,14 @@ TEST(PrinterFragmentTest, CalleesAndNamesAlone) {
   EXPECT_EQ(PrintCallee(GetOp("relax.add")), "R.add");
   EXPECT_EQ(PrintCallee(GetOp("relax.call_pure_packed")), "R.call_pure_packed");
   EXPECT_EQ(PrintCallee(Extern("side_effect")), "R.call_packed(\"side_effect\")");
-  auto gv = std::make_shared<const GlobalVarNode>("helper", nullptr);
+  auto gv = ir::Make<GlobalVarNode>("helper", nullptr);
   EXPECT_EQ(PrintShortCallee(gv), "cls.helper");
   EXPECT_EQ(PrintShortCallee(x), "x");
   // Alone on one line: an op and a module function as called, a prim function by name.
   EXPECT_EQ(PrintShort(Expr(GetOp("relax.multiply"))), "R.multiply");
   EXPECT_EQ(PrintShort(Expr(gv)), "cls.helper");
   EXPECT_EQ(PrintShort(CallExpr(gv, {x}, x->struct_info())), "cls.helper(x)");
-  EXPECT_EQ(PrintShort(Expr(std::make_shared<const PrimFuncNode>("k", "x", false))),
-            "T.prim_func k");
+  EXPECT_EQ(PrintShort(Expr(ir::Make<PrimFuncNode>("k", "x", false))), "T.prim_func k");
   EXPECT_EQ(PrintShort(Extern("f")), "R.ExternFunc(\"f\")");
   // In full, an op is an I.Op reference.
   EXPECT_EQ(PrintExpr(GetOp("relax.add")), "I.Op(\"relax.add\")");

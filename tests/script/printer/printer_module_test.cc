@@ -59,10 +59,10 @@ TEST(PrinterModuleTest, MemberOrderPrimFuncsExternFuncsFunctionsMainLast) {
   AddPublic(&mod, "b_func", Func({y}, Seq({}, y), y->struct_info()));
   AddMember(&mod, "z_ext", Extern("z_sym"));
   AddMember(&mod, "tir_b",
-            std::make_shared<const PrimFuncNode>(
-                "tir_b", "@T.prim_func\n    def tir_b():\n        T.evaluate(0)", false));
+            ir::Make<PrimFuncNode>("tir_b", "@T.prim_func\n    def tir_b():\n        T.evaluate(0)",
+                                   false));
   AddMember(&mod, "tir_a",
-            std::make_shared<const PrimFuncNode>(
+            ir::Make<PrimFuncNode>(
                 "tir_a",
                 "@T.prim_func(private=True)\n    def tir_a(A: T.Buffer((4,), \"float32\")):\n"
                 "        for i in range(4):\n            A[i] = T.float32(0.0)",
@@ -111,8 +111,7 @@ TEST(PrinterModuleTest, LegacyTirHeaderAndReindentedPrimFunc) {
   // PrimFunc text captured with 2-space member indentation is shifted to 4 (its own relative
   // indentation is kept: the TIR stays opaque).
   AddMember(&mod, "k",
-            std::make_shared<const PrimFuncNode>("k", "@T.prim_func\n  def k():\n    T.evaluate(0)",
-                                                 false));
+            ir::Make<PrimFuncNode>("k", "@T.prim_func\n  def k():\n    T.evaluate(0)", false));
   ScriptStyle style;
   style.legacy_tir_header = true;
   mod.set_script_style(style);
@@ -205,7 +204,7 @@ TEST(PrinterModuleTest, SymbolicVarsAndModuleAlias) {
 
 TEST(PrinterModuleTest, SizeVarAndInt32VarDeclarations) {
   IRModule mod;
-  auto n = std::make_shared<const TirVarNode>("n", DataType::Int(64), /*is_size_var=*/true);
+  auto n = ir::Make<TirVarNode>("n", DataType::Int(64), /*is_size_var=*/true);
   TirVar c = MakeTirVar("c", DataType::Int(32));
   Var x = MakeVar("x", Tensor({n}));
   Var p = MakeVar("p", Prim("int32", c));
@@ -224,7 +223,7 @@ TEST(PrinterModuleTest, MetadataReferenceAddsNote) {
   IRModule mod;
   Var x = MakeVar("x", Tensor({I(2)}));
   Var y = MakeVar("y", Tensor({I(2)}));
-  auto c = std::make_shared<const ConstantNode>(3, Tensor({I(2)}));
+  auto c = ir::Make<ConstantNode>(3, Tensor({I(2)}));
   AddPublic(&mod, "main",
             Func({x}, Seq({Block({Bind(y, OpCall("relax.add", {x, c}, Tensor({I(2)})))})}, y),
                  y->struct_info()));

@@ -22,16 +22,16 @@ inline StructInfo Tensor(std::vector<PrimExpr> shape, const char* dtype = "float
   return TensorSInfo(std::move(shape), Dt(dtype));
 }
 inline StructInfo TensorNdim(int ndim, const char* dtype = "float32") {
-  return std::make_shared<const TensorSInfoNode>(Dt(dtype), ndim);
+  return ir::Make<TensorSInfoNode>(Dt(dtype), ndim);
 }
 inline StructInfo Shape(std::vector<PrimExpr> values) {
-  return std::make_shared<const ShapeSInfoNode>(std::move(values));
+  return ir::Make<ShapeSInfoNode>(std::move(values));
 }
 inline StructInfo Prim(const char* dtype, PrimExpr value = nullptr) {
-  return std::make_shared<const PrimSInfoNode>(Dt(dtype), std::move(value));
+  return ir::Make<PrimSInfoNode>(Dt(dtype), std::move(value));
 }
 inline StructInfo Callable(std::vector<StructInfo> params, StructInfo ret, bool pure) {
-  return std::make_shared<const FuncSInfoNode>(std::move(params), std::move(ret), pure);
+  return ir::Make<FuncSInfoNode>(std::move(params), std::move(ret), pure);
 }
 
 inline PrimExpr I(int64_t v) { return IntImm(v); }
@@ -46,64 +46,60 @@ inline Var DfVar(std::string name, StructInfo sinfo) {
 // A call with its result struct info given (no inference needed).
 inline Expr OpCall(const char* op, std::vector<Expr> args, StructInfo sinfo, AttrMap attrs = {},
                    std::vector<StructInfo> sinfo_args = {}) {
-  return std::make_shared<const CallNode>(GetOp(op), std::move(args), std::move(attrs),
-                                          std::move(sinfo_args), std::move(sinfo));
+  return ir::Make<CallNode>(GetOp(op), std::move(args), std::move(attrs), std::move(sinfo_args),
+                            std::move(sinfo));
 }
 inline Expr CallExpr(Expr callee, std::vector<Expr> args, StructInfo sinfo,
                      std::vector<StructInfo> sinfo_args = {}) {
-  return std::make_shared<const CallNode>(std::move(callee), std::move(args), AttrMap{},
-                                          std::move(sinfo_args), std::move(sinfo));
+  return ir::Make<CallNode>(std::move(callee), std::move(args), AttrMap{}, std::move(sinfo_args),
+                            std::move(sinfo));
 }
-inline Expr Extern(std::string symbol) {
-  return std::make_shared<const ExternFuncNode>(std::move(symbol));
-}
+inline Expr Extern(std::string symbol) { return ir::Make<ExternFuncNode>(std::move(symbol)); }
 inline Expr TupleOf(std::vector<Expr> fields) {
   std::vector<StructInfo> sinfos;
   for (const Expr& f : fields) sinfos.push_back(f->struct_info());
-  return std::make_shared<const TupleNode>(std::move(fields), TupleSInfo(std::move(sinfos)));
+  return ir::Make<TupleNode>(std::move(fields), TupleSInfo(std::move(sinfos)));
 }
 inline Expr GetItem(Expr tuple, int i) {
   const auto* t = As<TupleSInfoNode>(tuple->struct_info());
   StructInfo s = t != nullptr ? t->fields()[static_cast<size_t>(i)] : ObjectSInfo();
-  return std::make_shared<const TupleGetItemNode>(std::move(tuple), i, s);
+  return ir::Make<TupleGetItemNode>(std::move(tuple), i, s);
 }
 inline Expr ShapeOf(std::vector<PrimExpr> values) {
-  return std::make_shared<const ShapeExprNode>(std::move(values));
+  return ir::Make<ShapeExprNode>(std::move(values));
 }
-inline Expr PrimVal(PrimExpr value) {
-  return std::make_shared<const PrimValueNode>(std::move(value));
-}
-inline Expr Str(std::string value) { return std::make_shared<const StringImmNode>(value); }
+inline Expr PrimVal(PrimExpr value) { return ir::Make<PrimValueNode>(std::move(value)); }
+inline Expr Str(std::string value) { return ir::Make<StringImmNode>(value); }
 
 inline Binding Bind(Var var, Expr value) {
-  return std::make_shared<const VarBindingNode>(std::move(var), std::move(value));
+  return ir::Make<VarBindingNode>(std::move(var), std::move(value));
 }
 inline Binding Cast(Var var, Expr value, StructInfo sinfo) {
-  return std::make_shared<const MatchCastNode>(std::move(var), std::move(value), std::move(sinfo));
+  return ir::Make<MatchCastNode>(std::move(var), std::move(value), std::move(sinfo));
 }
 inline BindingBlock Block(std::vector<Binding> bindings, bool dataflow = false) {
-  return std::make_shared<const BindingBlockNode>(std::move(bindings), dataflow);
+  return ir::Make<BindingBlockNode>(std::move(bindings), dataflow);
 }
 inline Expr Seq(std::vector<BindingBlock> blocks, Expr body) {
   StructInfo s = body->struct_info();
-  return std::make_shared<const SeqExprNode>(std::move(blocks), std::move(body), s);
+  return ir::Make<SeqExprNode>(std::move(blocks), std::move(body), s);
 }
 inline Function Func(std::vector<Var> params, Expr body, StructInfo ret, AttrMap attrs = {},
                      bool pure = true) {
-  return std::make_shared<const FunctionNode>(std::move(params), std::move(body), std::move(ret),
-                                              pure, std::move(attrs));
+  return ir::Make<FunctionNode>(std::move(params), std::move(body), std::move(ret), pure,
+                                std::move(attrs));
 }
 
 // Adds a Relax function under `name` with global_symbol = name (a public function).
 inline GlobalVar AddPublic(IRModule* mod, const std::string& name, const Function& f) {
   AttrMap attrs = WithAttr(f->attrs(), "global_symbol", name);
   Function g = Func(f->params(), f->body(), f->ret_struct_info(), attrs, f->is_pure());
-  auto gv = std::make_shared<const GlobalVarNode>(name, g->struct_info());
+  auto gv = ir::Make<GlobalVarNode>(name, g->struct_info());
   mod->Add(gv, g);
   return gv;
 }
 inline GlobalVar AddMember(IRModule* mod, const std::string& name, Expr func) {
-  auto gv = std::make_shared<const GlobalVarNode>(name, func->struct_info());
+  auto gv = ir::Make<GlobalVarNode>(name, func->struct_info());
   mod->Add(gv, std::move(func));
   return gv;
 }
