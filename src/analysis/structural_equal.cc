@@ -8,6 +8,7 @@
 // order is the one StructuralHash uses, so equal structures hash alike.
 #include "pipesplit/analysis/structural_equal.h"
 
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/structural_comparer.h"
 
@@ -280,10 +281,11 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
         Step step(this, ".is_private");
         return FailBool(a.is_private(), b.is_private());
       }
-      if (a.name() != b.name() || a.text() != b.text()) {
+      // TIR compares by its printed text (vars and buffers by name).
+      std::string ta = script::PrintExpr(l), tb = script::PrintExpr(r);
+      if (a.name() != b.name() || ta != tb) {
         Step step(this, ".text");
-        return Fail(FirstDifferingLine(a.text(), b.text(), true),
-                    FirstDifferingLine(a.text(), b.text(), false));
+        return Fail(FirstDifferingLine(ta, tb, true), FirstDifferingLine(ta, tb, false));
       }
       return true;
     }

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "pipesplit/analysis/structural_equal.h"
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/attr_canon.h"
 
@@ -387,7 +388,7 @@ class Hasher {
         const auto& n = static_cast<const PrimFuncNode&>(*e);
         Add(n.is_private());
         Add(HashString(n.name()));
-        return Add(HashString(n.text()));
+        return Add(HashString(script::PrintExpr(e)));
       }
       default:
         PS_UNREACHABLE();

@@ -60,12 +60,17 @@ FunctionNode::FunctionNode(std::vector<Var> params, Expr body, StructInfo ret_st
       is_pure_(is_pure),
       attrs_(std::move(attrs)) {}
 
-PrimFuncNode::PrimFuncNode(std::string name, std::string text, bool is_private, Span span)
+PrimFuncNode::PrimFuncNode(Fields fields, Span span)
     : ExprNode(NodeKind::kPrimFunc,
                std::make_shared<const FuncSInfoNode>(std::nullopt, ObjectSInfo(), false), span),
-      name_(std::move(name)),
-      text_(std::move(text)),
-      is_private_(is_private) {}
+      f_(std::move(fields)) {}
+
+const Buffer* PrimFuncNode::BufferOf(const TirVarNode* param) const {
+  for (const auto& [var, buffer] : f_.buffer_map) {
+    if (var.get() == param) return &buffer;
+  }
+  return nullptr;
+}
 
 bool IsLeafExpr(const Expr& e) {
   switch (e->kind()) {

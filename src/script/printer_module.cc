@@ -4,6 +4,7 @@
 
 #include "pipesplit/script/printer.h"
 #include "src/script/printer_internal.h"
+#include "src/script/printer_tir.h"
 
 namespace pipesplit::script {
 namespace printer {
@@ -35,7 +36,7 @@ void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>*
   usage_ |= kUseTir;
   StmtDoc doc;
   doc.kind = StmtDoc::Kind::kVerbatim;
-  doc.text = func.text();
+  doc.text = PrintTirFunction(func);
   out->push_back(std::move(doc));
 }
 

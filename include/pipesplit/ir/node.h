@@ -23,6 +23,7 @@ enum class NodeKind : uint8_t {
   kNot,
   kCast,
   kSelect,
+  kBufferLoad,
   kPrimCall,
   // StructInfo.
   kObjectSInfo,
@@ -53,6 +54,18 @@ enum class NodeKind : uint8_t {
   kVarBinding,
   kMatchCast,
   kBindingBlock,
+  // TIR buffers and statements (tir.h). Keep kFor..kDeclBuffer contiguous (StmtNode::ClassOf).
+  kBuffer,
+  kFor,
+  kBlock,
+  kBlockRealize,
+  kSeqStmt,
+  kBufferStore,
+  kLetStmt,
+  kIfThenElse,
+  kEvaluate,
+  kAllocate,
+  kDeclBuffer,
 };
 
 class Node {
