@@ -11,6 +11,7 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/structural_comparer.h"
+#include "src/analysis/structural_tir.h"
 
 namespace pipesplit::analysis {
 namespace structural {
@@ -281,10 +282,11 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
         Step step(this, ".is_private");
         return FailBool(a.is_private(), b.is_private());
       }
-      // TIR compares by its printed text (vars and buffers by name).
-      std::string ta = script::PrintExpr(l), tb = script::PrintExpr(r);
-      if (a.name() != b.name() || ta != tb) {
+      // TIR compares structurally modulo renaming; a difference is shown on the printed text.
+      if (a.name() != b.name() || TirCanonicalForm(a) != TirCanonicalForm(b)) {
         Step step(this, ".text");
+        std::string ta = script::PrintExpr(l), tb = script::PrintExpr(r);
+        if (ta == tb) return Fail("TIR " + a.name(), "TIR " + b.name() + " (same text)");
         return Fail(FirstDifferingLine(ta, tb, true), FirstDifferingLine(ta, tb, false));
       }
       return true;

@@ -9,9 +9,9 @@
 #include <unordered_map>
 
 #include "pipesplit/analysis/structural_equal.h"
-#include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/attr_canon.h"
+#include "src/analysis/structural_tir.h"
 
 namespace pipesplit::analysis {
 namespace {
@@ -388,7 +388,7 @@ class Hasher {
         const auto& n = static_cast<const PrimFuncNode&>(*e);
         Add(n.is_private());
         Add(HashString(n.name()));
-        return Add(HashString(script::PrintExpr(e)));
+        return Add(HashString(TirCanonicalForm(n)));
       }
       default:
         PS_UNREACHABLE();
