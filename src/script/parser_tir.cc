@@ -94,7 +94,12 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private) {
   Preamble(def, &f, &first);
   allocs_ = &root_allocs_;
   ir::Stmt body = Body(def->body, first);
-  if (has_block_ || !root_allocs_.empty()) {
+  // An explicit `with T.block("root"):` holding the whole body is the root block itself.
+  const auto* explicit_root = ir::As<ir::BlockRealizeNode>(body);
+  bool is_root = explicit_root != nullptr && def->body.size() == first + 1 &&
+                 explicit_root->block()->name_hint() == "root" &&
+                 explicit_root->block()->iter_vars().empty() && root_allocs_.empty();
+  if (!is_root && (has_block_ || !root_allocs_.empty())) {
     ir::BlockNode::Fields root;
     root.name_hint = "root";
     root.alloc_buffers = std::move(root_allocs_);
@@ -379,6 +384,10 @@ ir::Stmt TirLowerer::BlockStmt(const PyStmt* s) {
   Push();
   size_t first = 0;
   while (first < s->body.size() && BlockPart(s->body[first], &parts)) ++first;
+  if (first == s->body.size() && parts.fields.name_hint != "root") {
+    // Nothing but block parts (a kernel cut off after its signature lines, typically).
+    Error(s->begin, s->end, "block \"" + parts.fields.name_hint + "\" has no body");
+  }
   parts.fields.body = Body(s->body, first);
   Pop();
   allocs_ = outer_allocs;
@@ -497,6 +506,17 @@ bool TirLowerer::BlockPart(const PyStmt* s, BlockParts* parts) {
     Push();
     parts->fields.init = Body(s->body, 0);
     Pop();
+    return true;
+  }
+  if (s->kind == PyStmtKind::kAssign && callee == "T.match_buffer") {
+    // X = T.match_buffer(A[region], shape, dtype): a view of a region of another buffer.
+    const PyExpr* call = s->value;
+    if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a buffer name");
+    if (call->items.size() < 2) Error(call, "T.match_buffer needs a source region and a shape");
+    ir::BufferRegion source = Region(call->items[1]);
+    ir::Buffer buffer = BufferDecl(call, 2, std::string(s->target->text));
+    Define(s->target->text, {nullptr, buffer});
+    parts->fields.match_buffers.push_back({buffer, std::move(source)});
     return true;
   }
   if (s->kind == PyStmtKind::kAssign && callee == "T.alloc_buffer") {

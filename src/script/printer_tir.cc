@@ -386,6 +386,14 @@ void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
   Line("T.writes(" + Join(writes) + ")");
   if (!b.annotations().empty()) Line("T.block_attr(" + AttrDict(b.annotations()) + ")");
   for (const ir::Buffer& buffer : b.alloc_buffers()) Line(AllocBuffer(buffer));
+  for (const ir::MatchBufferRegion& m : b.match_buffers()) {
+    std::string line = m.buffer->name() + " = T.match_buffer(" + Region(m.source) + ", " +
+                       Shape(m.buffer->shape());
+    if (m.buffer->dtype() != DataType::Float(32)) {
+      line += ", " + StrLiteral(m.buffer->dtype().ToString());
+    }
+    Line(line + ")");
+  }
   if (b.init() != nullptr) {
     Line("with T.init():");
     Indented(b.init());

@@ -85,6 +85,51 @@ TEST(ParserTir, RoundTripsHandlesScalarsAndSizeVars) {
                   "            B[i] = T.shift_right(i, 1) + T.bitwise_and(i, 3)\n");
 }
 
+TEST(ParserTir, RoundTripsBlockMatchBuffers) {
+  ExpectRoundTrip(Kernel(
+      "        # with T.block(\"root\"):\n"
+      "        for i in range(T.int64(4)):\n"
+      "            with T.block(\"tile\"):\n"
+      "                v_i = T.axis.spatial(T.int64(4), i)\n"
+      "                T.reads(A[v_i * T.int64(4):v_i * T.int64(4) + T.int64(4)])\n"
+      "                T.writes(B[v_i * T.int64(4)])\n"
+      "                S = T.match_buffer(A[v_i * T.int64(4):v_i * T.int64(4) + T.int64(4)], "
+      "(T.int64(4),))\n"
+      "                B[v_i * T.int64(4)] = S[T.int64(0)] + S[T.int64(3)]\n"));
+}
+
+TEST(ParserTir, ExplicitRootBlockPrintsAsTheImplicitOne) {
+  std::string expected = Kernel(
+      "        # with T.block(\"root\"):\n"
+      "        C = T.alloc_buffer((T.int64(16),))\n"
+      "        for i in range(T.int64(16)):\n"
+      "            with T.block(\"C\"):\n"
+      "                v_i = T.axis.spatial(T.int64(16), i)\n"
+      "                T.reads(A[v_i])\n"
+      "                T.writes(C[v_i])\n"
+      "                C[v_i] = A[v_i]\n");
+  std::string written = Kernel(
+      "        with T.block(\"root\"):\n"
+      "            T.reads()\n"
+      "            T.writes()\n"
+      "            C = T.alloc_buffer((T.int64(16),))\n"
+      "            for i in range(T.int64(16)):\n"
+      "                with T.block(\"C\"):\n"
+      "                    v_i = T.axis.spatial(T.int64(16), i)\n"
+      "                    T.reads(A[v_i])\n"
+      "                    T.writes(C[v_i])\n"
+      "                    C[v_i] = A[v_i]\n");
+  EXPECT_EQ(PrintModule(Parse(written)), expected);
+}
+
+TEST(ParserTir, RoundTripsTheCurrentSyntaxHeader) {
+  std::string text = Kernel(
+      "        for i in range(T.int64(16)):\n"
+      "            B[i] = A[i]\n");
+  text.replace(text.find("tir as T"), 8, "tirx as T\n# from tvm.tirx.layout import Axis");
+  ExpectRoundTrip(text);
+}
+
 TEST(ParserTir, BuildsStructuredIr) {
   ir::IRModule mod =
       Parse(Kernel("        for i, j in T.grid(T.int64(4), T.int64(4)):\n"
@@ -171,6 +216,14 @@ TEST(ParserTirError, TruncatedBlockBody) {
   EXPECT_EQ(ParseError(Kernel("        for i in range(T.int64(16)):\n"
                               "            with T.block(\"B\"):\n")),
             "test.py:11:1: error: expected an indented block but found dedent");
+}
+
+TEST(ParserTirError, BlockCutOffAfterItsSignature) {
+  EXPECT_EQ(ParseError(Kernel("        for i in range(T.int64(16)):\n"
+                              "            with T.block(\"B\"):\n"
+                              "                v_i = T.axis.spatial(T.int64(16), i)\n"
+                              "                T.reads(A[v_i])\n")),
+            "test.py:10:13: error: block \"B\" has no body");
 }
 
 TEST(ParserTirError, WrongRemapKind) {
