@@ -362,34 +362,22 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     case PyExprKind::kCompare:
     case PyExprKind::kBoolOp: {
       // Left to right; a bare literal takes the dtype of the other operand.
-      PrimExpr acc;
-      for (size_t i = 0; i < e->items.size(); ++i) {
-        const PyExpr* item = e->items[i];
-        if (i == 0) {
-          bool literal_first = e->items.size() == 2 && IsBareLiteral(item);
-          if (literal_first) {
-            PrimExpr rhs = Expr(e->items[1]);
-            acc = Expr(item, rhs->dtype());
-            std::optional<BinaryOp> op = BinaryOpOf(e->op);
-            if (const char* intrinsic = IntrinsicOf(e->op)) {
-              return std::make_shared<const ir::PrimCallNode>(
-                  intrinsic, std::vector<PrimExpr>{acc, rhs}, acc->dtype(), span);
-            }
-            if (!op) Error(e, std::string("unsupported operator '") + PyOpSpelling(e->op) + "'");
-            return ir::MakeBinary(*op, acc, rhs, span);
-          }
-          acc = Expr(item, hint);
-          continue;
-        }
-        PrimExpr rhs = Expr(item, acc->dtype());
+      auto combine = [&](const PrimExpr& a, const PrimExpr& b) -> PrimExpr {
         if (const char* intrinsic = IntrinsicOf(e->op)) {
-          acc = std::make_shared<const ir::PrimCallNode>(intrinsic, std::vector<PrimExpr>{acc, rhs},
-                                                         acc->dtype(), span);
-          continue;
+          return std::make_shared<const ir::PrimCallNode>(intrinsic, std::vector<PrimExpr>{a, b},
+                                                          a->dtype(), span);
         }
         std::optional<BinaryOp> op = BinaryOpOf(e->op);
         if (!op) Error(e, std::string("unsupported operator '") + PyOpSpelling(e->op) + "'");
-        acc = ir::MakeBinary(*op, acc, rhs, span);
+        return ir::MakeBinary(*op, a, b, span);
+      };
+      if (e->items.size() == 2 && IsBareLiteral(e->items[0])) {
+        PrimExpr rhs = Expr(e->items[1]);
+        return combine(Expr(e->items[0], rhs->dtype()), rhs);
+      }
+      PrimExpr acc = Expr(e->items[0], hint);
+      for (size_t i = 1; i < e->items.size(); ++i) {
+        acc = combine(acc, Expr(e->items[i], acc->dtype()));
       }
       return acc;
     }
