@@ -7,6 +7,8 @@
 // Not checked: values that flow through anything but the top-level bindings of a stage.
 #include "pipesplit/analysis/pipeline_checks.h"
 
+#include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
 
 namespace pipesplit::analysis {
@@ -23,25 +25,6 @@ struct StageIo {
   std::vector<Endpoint> recvs;
   ir::TirVarMap to_dispatcher;  // stage symbolic var -> dispatcher expression
 };
-
-const ir::ExternFuncNode* ExternArg(const ir::CallNode& call) {
-  return call.args().empty() ? nullptr : ir::As<ir::ExternFuncNode>(call.args()[0]);
-}
-
-bool IsExternCall(const ir::Expr& e, const char* op, const char* symbol) {
-  const auto* call = ir::As<ir::CallNode>(e);
-  if (call == nullptr || !call->IsOp(op)) return false;
-  const auto* f = ExternArg(*call);
-  return f != nullptr && f->global_symbol() == symbol;
-}
-
-const ir::CallNode* AsSend(const ir::Expr& e) {
-  const auto* call = ir::As<ir::CallNode>(e);
-  if (call == nullptr) return nullptr;
-  const auto* f = ir::As<ir::ExternFuncNode>(call->op());
-  if (f == nullptr || f->global_symbol() != "runtime.disco.send_to_next_group") return nullptr;
-  return call;
-}
 
 // Maps the bare symbolic dims of `stage_side` to the matching dims of `caller_side`.
 void MapDims(const ir::StructInfo& stage_side, const ir::StructInfo& caller_side,
@@ -110,15 +93,14 @@ StageIo CollectStage(const ir::IRModule& mod, const ir::TupleNode& entry,
   if (seq == nullptr) return io;
   for (const ir::BindingBlock& block : seq->blocks()) {
     for (const ir::Binding& b : block->bindings()) {
-      if (const ir::CallNode* send = AsSend(b->value())) {
+      if (const ir::CallNode* send = ir::IsExternCall(b->value(), ir::protocol::kSendToNextGroup)) {
         if (!send->args().empty()) {
           io.sends.push_back({send->args()[0]->struct_info(), b->span()});
         }
-      } else if (IsExternCall(b->value(), "relax.call_dps_packed",
-                              "runtime.disco.recv_from_prev_group")) {
-        const auto& call = static_cast<const ir::CallNode&>(*b->value());
+      } else if (const ir::CallNode* recv = ir::IsExternCall(
+                     b->value(), ir::protocol::kCallDpsPacked, ir::protocol::kRecvFromPrevGroup)) {
         io.recvs.push_back(
-            {call.sinfo_args().empty() ? b->var()->struct_info() : call.sinfo_args()[0],
+            {recv->sinfo_args().empty() ? b->var()->struct_info() : recv->sinfo_args()[0],
              b->span()});
       }
     }
@@ -193,9 +175,10 @@ std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod) {
     if (seq == nullptr) continue;
     for (const ir::BindingBlock& block : seq->blocks()) {
       for (const ir::Binding& b : block->bindings()) {
-        if (IsExternCall(b->value(), "relax.call_builtin_with_ctx",
-                         "mlc.multi_gpu.DispatchFunctionByGroup")) {
-          CheckDispatch(mod, static_cast<const ir::CallNode&>(*b->value()), b->span(), &out);
+        if (const ir::CallNode* dispatch =
+                ir::IsExternCall(b->value(), ir::protocol::kCallBuiltinWithCtx,
+                                 ir::protocol::kDispatchFunctionByGroup)) {
+          CheckDispatch(mod, *dispatch, b->span(), &out);
         }
       }
     }

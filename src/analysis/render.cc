@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "pipesplit/ir/op.h"
+#include "pipesplit/ir/prim_text.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
 

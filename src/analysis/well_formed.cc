@@ -49,6 +49,7 @@
 //    module attributes and global infos, termination and recursion structure.
 #include "pipesplit/analysis/well_formed.h"
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/struct_info.h"
 #include "src/analysis/render.h"
 #include "src/analysis/well_formed_checker.h"
@@ -62,7 +63,7 @@ namespace {
 std::string Quoted(const std::string& name) { return "'" + (name.empty() ? "v" : name) + "'"; }
 
 bool IsForcePure(const FunctionNode& func) {
-  const AttrValue* v = func.GetAttr("relax.force_pure");
+  const AttrValue* v = func.GetAttr(ir::attr::kForcePure);
   if (v == nullptr) return false;
   if (const bool* b = v->as_bool()) return *b;
   std::optional<int64_t> i = v->ToInt();
@@ -81,7 +82,7 @@ std::vector<Diagnostic> WellFormedChecker::Run() {
     const auto* func = As<FunctionNode>(member.func);
     if (func == nullptr) continue;
     const std::string& name = member.gvar->name_hint();
-    if (const AttrValue* symbol = func->GetAttr("global_symbol")) {
+    if (const AttrValue* symbol = func->GetAttr(ir::attr::kGlobalSymbol)) {
       const std::string* text = symbol->as_string();
       if (text == nullptr || *text != name) {
         Error(func->span(), "the global_symbol " + RenderAttrValue(*symbol) + " of " +

@@ -45,12 +45,10 @@ Runner AddOptCommand(CLI::App& app) {
     options.syntax = args->syntax;
     std::string text = script::PrintModule(out, options);
     if (!args->stage_report.empty()) {
-      auto it = ctx.artifacts.find("pipeline-parallel-rewrite");
-      std::vector<transform::StagePlan> none;
-      const auto& plans =
-          it == ctx.artifacts.end()
-              ? none
-              : *std::static_pointer_cast<const std::vector<transform::StagePlan>>(it->second);
+      // The plans of the last pipeline-parallel-rewrite run; none when the pipeline has none.
+      const std::vector<transform::StagePlan> none;
+      const auto* set = ctx.Get<std::vector<transform::StagePlan>>();
+      const std::vector<transform::StagePlan>& plans = set != nullptr ? *set : none;
       WriteOutput(args->stage_report, args->stage_report_format == "text"
                                           ? transform::StageReportText(plans)
                                           : transform::StageReportJson(plans));

@@ -29,8 +29,11 @@ StringImmNode::StringImmNode(std::string value, Span span)
 DataTypeImmNode::DataTypeImmNode(DataType value, Span span)
     : ExprNode(NodeKind::kDataTypeImm, ObjectSInfo(), span), value_(value) {}
 
-OpNode::OpNode(std::string name, const OpInfo* info)
-    : ExprNode(NodeKind::kOp, ObjectSInfo(), Span{}), name_(std::move(name)), info_(info) {}
+OpNode::OpNode(std::string name, const OpInfo* info, std::string script_name)
+    : ExprNode(NodeKind::kOp, ObjectSInfo(), Span{}),
+      name_(std::move(name)),
+      info_(info),
+      script_name_(std::move(script_name)) {}
 
 ExternFuncNode::ExternFuncNode(std::string global_symbol, StructInfo sinfo, Span span)
     : ExprNode(NodeKind::kExternFunc,

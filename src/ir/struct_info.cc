@@ -1,5 +1,7 @@
 #include "pipesplit/ir/struct_info.h"
 
+#include "pipesplit/ir/arith.h"
+
 namespace pipesplit::ir {
 
 StructInfo ObjectSInfo() {

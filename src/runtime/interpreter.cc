@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/transport.h"
 #include "pipesplit/support/check.h"
 
@@ -20,8 +21,7 @@ std::string KernelName(const ir::CallNode& call) {
 
 const std::string& ExternSymbol(const ir::CallNode& call) {
   static const std::string kNone;
-  if (call.args().empty()) return kNone;
-  const auto* f = ir::As<ir::ExternFuncNode>(call.args()[0]);
+  const ir::ExternFuncNode* f = ir::PackedCallee(call);
   return f ? f->global_symbol() : kNone;
 }
 
@@ -58,7 +58,7 @@ const BuiltinFn* BuiltinRegistry::Find(std::string_view name) const {
 }
 
 void RegisterCoreBuiltins(BuiltinRegistry* registry) {
-  registry->Register("vm.builtin.tuple_getitem", [](BuiltinCall& call) -> Value {
+  registry->Register(ir::protocol::kTupleGetItem, [](BuiltinCall& call) -> Value {
     if (call.args.size() != 2) throw RuntimeError("vm.builtin.tuple_getitem takes 2 arguments");
     const PrimScalar* index = call.args[1].as_prim();
     if (index == nullptr || index->is_float()) {
@@ -77,7 +77,7 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
     throw RuntimeError("vm.builtin.tuple_getitem: expected a tuple, got " +
                        call.args[0].Describe());
   });
-  registry->Register("mlc.pipeline_parallel_stage_boundary", [](BuiltinCall& call) -> Value {
+  registry->Register(ir::protocol::kStageBoundary, [](BuiltinCall& call) -> Value {
     if (call.args.size() == 1) return call.args[0];
     return Value::MakeTuple(call.args);
   });
@@ -297,7 +297,7 @@ Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& fr
     const std::string& name = op->name();
     if (name == "relax.call_tir" || name == "relax.call_tir_inplace" ||
         name == "relax.call_tir_with_grad") {
-      throw RuntimeError("cannot execute R." + name.substr(6) + " of TIR kernel '" +
+      throw RuntimeError("cannot execute " + op->script_name() + " of TIR kernel '" +
                          KernelName(call) + "': pipesplit does not execute TIR");
     }
     if (name == "relax.call_pure_packed" || name == "relax.call_inplace_packed") {

@@ -3,19 +3,21 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
+#include <string>
 
+#include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/prim_text.h"
 #include "pipesplit/runtime/interpreter.h"
 
 namespace pipesplit::runtime {
 namespace {
 
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-void CheckDivisor(int64_t b) {
-  if (b == 0) throw RuntimeError("division by zero in a symbolic expression");
+// `x op y` with the compile-time folder's semantics; what it cannot fold is an error here.
+int64_t EvalBinary(ir::BinaryOp op, int64_t x, int64_t y) {
+  if (std::optional<int64_t> v = ir::FoldIntBinary(op, x, y)) return *v;
+  if (y == 0) throw RuntimeError("division by zero in a symbolic expression");
+  throw RuntimeError(fmt::format("integer overflow in a symbolic expression ({} / {})", x, y));
 }
 
 // Pass 1 of Match: binds every bare symbolic var not bound yet.
@@ -182,48 +184,7 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
       const auto& b = static_cast<const ir::BinaryNode&>(*e);
       int64_t x = EvalInt(b.a(), frame);
       int64_t y = EvalInt(b.b(), frame);
-      auto ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
-      switch (b.op()) {
-        case ir::BinaryOp::kAdd:
-          return static_cast<int64_t>(ux + uy);
-        case ir::BinaryOp::kSub:
-          return static_cast<int64_t>(ux - uy);
-        case ir::BinaryOp::kMul:
-          return static_cast<int64_t>(ux * uy);
-        case ir::BinaryOp::kDiv:
-          CheckDivisor(y);
-          return y == -1 ? static_cast<int64_t>(0 - ux) : x / y;
-        case ir::BinaryOp::kMod:
-          CheckDivisor(y);
-          return y == -1 ? 0 : x % y;
-        case ir::BinaryOp::kFloorDiv:
-          CheckDivisor(y);
-          return y == -1 ? static_cast<int64_t>(0 - ux) : FloorDiv(x, y);
-        case ir::BinaryOp::kFloorMod:
-          CheckDivisor(y);
-          return y == -1 ? 0 : x - FloorDiv(x, y) * y;
-        case ir::BinaryOp::kMin:
-          return std::min(x, y);
-        case ir::BinaryOp::kMax:
-          return std::max(x, y);
-        case ir::BinaryOp::kEQ:
-          return x == y;
-        case ir::BinaryOp::kNE:
-          return x != y;
-        case ir::BinaryOp::kLT:
-          return x < y;
-        case ir::BinaryOp::kLE:
-          return x <= y;
-        case ir::BinaryOp::kGT:
-          return x > y;
-        case ir::BinaryOp::kGE:
-          return x >= y;
-        case ir::BinaryOp::kAnd:
-          return x && y;
-        case ir::BinaryOp::kOr:
-          return x || y;
-      }
-      return 0;
+      return EvalBinary(b.op(), x, y);
     }
     case ir::NodeKind::kNot:
       return !EvalInt(static_cast<const ir::NotNode&>(*e).a(), frame);
@@ -242,9 +203,7 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
       }
       if ((c.name() == "truncdiv" || c.name() == "truncmod") && c.args().size() == 2) {
         int64_t x = EvalInt(c.args()[0], frame), y = EvalInt(c.args()[1], frame);
-        CheckDivisor(y);
-        if (y == -1) return c.name() == "truncdiv" ? -x : 0;
-        return c.name() == "truncdiv" ? x / y : x % y;
+        return EvalBinary(c.name() == "truncdiv" ? ir::BinaryOp::kDiv : ir::BinaryOp::kMod, x, y);
       }
       throw RuntimeError("cannot evaluate T." + c.name() + " at run time");
     }

@@ -21,7 +21,7 @@ ir::AttrValue AttrOf(const ir::CallNode& call, const std::string& name) {
   return ir::AttrValue();
 }
 
-std::string OpName(const ir::CallNode& call) { return call.op_node()->name().substr(6); }
+const std::string& OpName(const ir::CallNode& call) { return call.op_node()->script_name(); }
 
 int64_t IntAttr(const ir::CallNode& call, const std::string& name) {
   ir::AttrValue v = AttrOf(call, name);
@@ -283,8 +283,7 @@ Value RunOp(const ir::CallNode& call, const std::vector<Value>& args) {
   const std::string& name = call.op_node()->name();
   auto it = kTable.find(name);
   if (it == kTable.end()) {
-    throw RuntimeError("op R." + name.substr(name.rfind("relax.") == 0 ? 6 : 0) +
-                       " has no runtime kernel");
+    throw RuntimeError("op " + call.op_node()->script_name() + " has no runtime kernel");
   }
   return it->second(call, args);
 }

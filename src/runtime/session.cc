@@ -9,12 +9,11 @@
 #include <thread>
 
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/interpreter.h"
 
 namespace pipesplit::runtime {
 namespace {
-
-constexpr const char* kDispatch = "mlc.multi_gpu.DispatchFunctionByGroup";
 
 // The weights one group loaded, standing in for packed_params.
 class WeightTable : public FieldObject {
@@ -39,12 +38,10 @@ const ir::CallNode* FindDispatch(const ir::FunctionNode& func) {
   if (seq == nullptr) return nullptr;
   for (const ir::BindingBlock& block : seq->blocks()) {
     for (const ir::Binding& b : block->bindings()) {
-      const auto* call = ir::As<ir::CallNode>(b->value());
-      if (call == nullptr || !call->IsOp("relax.call_builtin_with_ctx") || call->args().empty()) {
-        continue;
+      if (const ir::CallNode* call = ir::IsExternCall(b->value(), ir::protocol::kCallBuiltinWithCtx,
+                                                      ir::protocol::kDispatchFunctionByGroup)) {
+        return call;
       }
-      const auto* f = ir::As<ir::ExternFuncNode>(call->args()[0]);
-      if (f != nullptr && f->global_symbol() == kDispatch) return call;
     }
   }
   return nullptr;
@@ -115,7 +112,8 @@ EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry) {
   layout.func = mod.LookupFunction(entry);
   if (!layout.func) throw RuntimeError("the module has no Relax function '" + entry + "'");
   const auto& params = layout.func->params();
-  layout.has_packed_params = !params.empty() && params.back()->name_hint() == "packed_params";
+  layout.has_packed_params =
+      !params.empty() && params.back()->name_hint() == ir::protocol::kPackedParams;
   layout.num_inputs = params.size() - (layout.has_packed_params ? 1 : 0);
   if (const ir::CallNode* dispatch = FindDispatch(*layout.func)) {
     const auto* args =
@@ -135,7 +133,8 @@ EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry) {
 }
 
 std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function) {
-  if (function.params().empty() || function.params().back()->name_hint() != "packed_params") {
+  if (function.params().empty() ||
+      function.params().back()->name_hint() != ir::protocol::kPackedParams) {
     return {};
   }
   struct Finder : ir::ExprVisitor {
@@ -150,11 +149,9 @@ std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function) {
       ExprVisitor::VisitExpr_(node);
     }
     void VisitExpr_(const ir::CallNode& call) override {
-      if (call.IsOp("relax.call_pure_packed") && call.args().size() == 3 &&
-          call.args()[1].get() == packed) {
-        const auto* f = ir::As<ir::ExternFuncNode>(call.args()[0]);
-        const auto* index = ir::As<ir::PrimValueNode>(call.args()[2]);
-        if (f && f->global_symbol() == "vm.builtin.tuple_getitem" && index) {
+      if (ir::IsExternCall(call, ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem) &&
+          call.args().size() == 3 && call.args()[1].get() == packed) {
+        if (const auto* index = ir::As<ir::PrimValueNode>(call.args()[2])) {
           if (auto i = ir::AsConstInt(index->value())) {
             Add(*i, call.sinfo_args().empty() ? ir::ObjectSInfo() : call.sinfo_args()[0]);
           }
@@ -215,21 +212,21 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
 
     BuiltinRegistry builtins;
     RegisterCoreBuiltins(&builtins);
-    builtins.Register("runtime.disco.send_to_next_group", [&](BuiltinCall& call) -> Value {
+    builtins.Register(ir::protocol::kSendToNextGroup, [&](BuiltinCall& call) -> Value {
       if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
       int to = worker + group_size;
       if (to >= num_workers) throw RuntimeError("send_to_next_group called on the last group");
       transport.Send(worker, to, call.args[0].ExpectTensor("the value sent"));
       return Value();
     });
-    builtins.Register("runtime.disco.recv_from_prev_group", [&](BuiltinCall& call) -> Value {
+    builtins.Register(ir::protocol::kRecvFromPrevGroup, [&](BuiltinCall& call) -> Value {
       int from = worker - group_size;
       if (from < 0) throw RuntimeError("recv_from_prev_group called on the first group");
       Tensor t = transport.Recv(worker, from, options.timeout);
       CheckReceived(t, call, from);
       return t;
     });
-    builtins.Register(kDispatch, [&](BuiltinCall& call) -> Value {
+    builtins.Register(ir::protocol::kDispatchFunctionByGroup, [&](BuiltinCall& call) -> Value {
       const auto* table_value = call.args.empty() ? nullptr : call.args[0].as_tuple();
       if (table_value == nullptr || group >= static_cast<int>(table_value->size())) {
         throw RuntimeError("DispatchFunctionByGroup has no entry for group " +

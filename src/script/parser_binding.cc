@@ -17,9 +17,7 @@ namespace {
 std::string OpaqueCalleeName(const ir::CallNode& call) {
   const ir::OpNode* op = call.op_node();
   if (op == nullptr || (op->info() != nullptr && op->info()->infer)) return {};
-  std::string_view name = op->name();
-  if (name.rfind("relax.", 0) == 0) name.remove_prefix(6);
-  return "R." + std::string(name);
+  return op->script_name();
 }
 
 }  // namespace

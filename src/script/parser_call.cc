@@ -269,7 +269,7 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
                               const PyExpr* call) {
   ir::Op op = ir::GetOp(op_name);
   const ir::OpInfo* info = op->info();
-  std::string display = "R." + op_name.substr(op_name.rfind("relax.", 0) == 0 ? 6 : 0);
+  const std::string& display = op->script_name();
   auto kw_span = [&](const PyKeyword* kw) {
     return SpanOf(kw->name_begin, kw->name_begin + static_cast<uint32_t>(kw->name.size()));
   };

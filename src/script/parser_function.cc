@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
 
@@ -269,8 +270,8 @@ ir::Function Lowerer::LowerFunction(const PyStmt* def, bool nested) {
     ret_sinfo = ret_annotation;  // a contradiction is left to the well-formedness check, as TVM
   }
   ir::AttrMap attrs = std::move(state.attrs);
-  if (!nested && !deco.is_private && !ir::FindAttr(attrs, "global_symbol")) {
-    attrs.emplace_back("global_symbol", ir::AttrValue(std::string(def->name)));
+  if (!nested && !deco.is_private && !ir::FindAttr(attrs, ir::attr::kGlobalSymbol)) {
+    attrs.emplace_back(ir::attr::kGlobalSymbol, ir::AttrValue(std::string(def->name)));
   }
   symbols_.PopFrame();
   fn_ = saved_fn;

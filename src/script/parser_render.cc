@@ -1,5 +1,6 @@
 // Lowering: struct info rendered in the classic TVMScript spelling, for the parser's
 // diagnostics ("annotated R.Tensor((2, 3), dtype=\"float32\") ...").
+#include "pipesplit/ir/prim_text.h"
 #include "src/script/parser_lower.h"
 
 namespace pipesplit::script {

@@ -1,6 +1,7 @@
 // Lowering: struct info annotations (R.Tensor, R.Shape, R.Tuple, R.Object / R.Any, R.Prim /
 // T.int64, R.Callable), symbolic dimensions (bare or as strings such as "n * 2" in
 // signatures), vdevice lookup, and the compatibility rules between annotations and values.
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/lexer.h"
 #include "src/script/parser_lower.h"

@@ -137,14 +137,10 @@ std::string Printer::Call(const ir::CallNode& call) {
   if (const auto* ext = ir::As<ir::ExternFuncNode>(call.op())) {
     usage_ |= kUseRelax;
     prefix = "R.call_packed";
-    parts.push_back(StrLiteral(ext->global_symbol()));
+    parts.push_back(QuoteString(ext->global_symbol()));
   } else if (op != nullptr) {
-    if (op->name().rfind("relax.", 0) == 0) {
-      usage_ |= kUseRelax;
-      prefix = "R." + op->name().substr(6);
-    } else {
-      prefix = op->name();
-    }
+    prefix = op->script_name();
+    if (prefix != op->name()) usage_ |= kUseRelax;  // spelled through R.
   } else {
     prefix = Expr(call.op());
   }

@@ -1,61 +1,10 @@
-// Printer output: literals as TVM's PythonDocPrinter writes them, and the rendering of the
-// statement tree (indentation, blocks, the empty line after each def).
+// Printer output: name sanitizing and the rendering of the statement tree (indentation,
+// blocks, the empty line after each def).
 #include <cctype>
-#include <cmath>
-#include <cstdio>
 
 #include "src/script/printer_internal.h"
 
 namespace pipesplit::script::printer {
-
-std::string FloatLiteral(double value) {
-  if (std::isnan(value)) return std::signbit(value) ? "\"-nan\"" : "\"nan\"";
-  if (std::isinf(value)) return value > 0 ? "\"inf\"" : "\"-inf\"";
-  // Integral values print in fixed notation with one decimal, whatever their magnitude
-  // (std::fixed with precision 1); others with 17 significant digits (%.17g).
-  const char* format = std::nearbyint(value) == value ? "%.1f" : "%.17g";
-  int size = std::snprintf(nullptr, 0, format, value);
-  std::string out(static_cast<size_t>(size), '\0');
-  std::snprintf(out.data(), out.size() + 1, format, value);
-  return out;
-}
-
-std::string StrLiteral(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  for (char ch : text) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    if (c >= ' ' && c <= '~' && c != '\\' && c != '"') {
-      out += ch;
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += "\\x";
-        out += kHex[c >> 4];
-        out += kHex[c & 15];
-    }
-  }
-  out += '"';
-  return out;
-}
 
 std::string SanitizeName(std::string_view hint) {
   if (hint.empty()) return "v";

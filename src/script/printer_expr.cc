@@ -70,14 +70,14 @@ std::string Printer::GlobalVarRef(const ir::GlobalVarNode& gvar) {
 
 std::string Printer::ExternFuncExpr(const ir::ExternFuncNode& func) {
   usage_ |= kUseRelax;
-  std::string out = "R.ExternFunc(" + StrLiteral(func.global_symbol());
+  std::string out = "R.ExternFunc(" + QuoteString(func.global_symbol());
   if (!HasDefaultExternSInfo(func)) out += ", " + SInfo(func.struct_info());
   out += ')';
   return out;
 }
 
 std::string Printer::Callee(const ir::Expr& expr) {
-  if (const auto* ext = ir::As<ir::ExternFuncNode>(expr)) return StrLiteral(ext->global_symbol());
+  if (const auto* ext = ir::As<ir::ExternFuncNode>(expr)) return QuoteString(ext->global_symbol());
   return Expr(expr);
 }
 
@@ -110,7 +110,7 @@ std::string Printer::Expr(const ir::Expr& expr) {
       } else {
         value = std::to_string(static_cast<int64_t>(d));
       }
-      return "R.const(" + value + ", " + StrLiteral(n->dtype().ToString()) + ")";
+      return "R.const(" + value + ", " + QuoteString(n->dtype().ToString()) + ")";
     }
     case NodeKind::kTuple: {
       const auto* n = ir::As<ir::TupleNode>(expr);
@@ -146,13 +146,13 @@ std::string Printer::Expr(const ir::Expr& expr) {
     }
     case NodeKind::kStringImm:
       usage_ |= kUseRelax;
-      return "R.str(" + StrLiteral(ir::As<ir::StringImmNode>(expr)->value()) + ")";
+      return "R.str(" + QuoteString(ir::As<ir::StringImmNode>(expr)->value()) + ")";
     case NodeKind::kDataTypeImm:
       usage_ |= kUseRelax;
-      return "R.dtype(" + StrLiteral(ir::As<ir::DataTypeImmNode>(expr)->value().ToString()) + ")";
+      return "R.dtype(" + QuoteString(ir::As<ir::DataTypeImmNode>(expr)->value().ToString()) + ")";
     case NodeKind::kOp:
       usage_ |= kUseIr;
-      return "I.Op(" + StrLiteral(ir::As<ir::OpNode>(expr)->name()) + ")";
+      return "I.Op(" + QuoteString(ir::As<ir::OpNode>(expr)->name()) + ")";
     case NodeKind::kExternFunc:
       return ExternFuncExpr(*ir::As<ir::ExternFuncNode>(expr));
     case NodeKind::kCall:
@@ -174,7 +174,7 @@ std::string Printer::AttrDict(const ir::AttrMap& map) {
   std::string out = "{";
   for (size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += ", ";
-    out += StrLiteral(items[i]->first);
+    out += QuoteString(items[i]->first);
     out += ": ";
     out += Attr(items[i]->second);
   }
@@ -222,7 +222,7 @@ std::string Printer::Attr(const ir::AttrValue& value) {
   if (const bool* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
   if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
   if (const double* d = std::get_if<double>(&v)) return FloatLiteral(*d);
-  if (const std::string* s = std::get_if<std::string>(&v)) return StrLiteral(*s);
+  if (const std::string* s = std::get_if<std::string>(&v)) return QuoteString(*s);
   if (const ir::PrimExpr* e = value.as_prim_expr()) return PrimStr(*e);
   if (const ir::Expr* e = value.as_expr()) return Expr(*e);
   if (const ir::AttrList* list = value.as_list()) {

@@ -2,6 +2,7 @@
 // type vars of the current syntax), binding blocks, dataflow blocks, bindings and if/else.
 #include <algorithm>
 
+#include "pipesplit/ir/attr_names.h"
 #include "src/script/printer_internal.h"
 
 namespace pipesplit::script::printer {
@@ -187,11 +188,11 @@ std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::
   }
   f->collecting_signature = false;
 
-  const ir::AttrValue* symbol = func.GetAttr("global_symbol");
+  const ir::AttrValue* symbol = func.GetAttr(ir::attr::kGlobalSymbol);
   ir::AttrMap attrs;
   for (const auto& kv : func.attrs()) {
-    bool implicit = top_level && kv.first == "global_symbol" && kv.second.as_string() != nullptr &&
-                    *kv.second.as_string() == name;
+    bool implicit = top_level && kv.first == ir::attr::kGlobalSymbol &&
+                    kv.second.as_string() != nullptr && *kv.second.as_string() == name;
     if (!implicit) attrs.push_back(kv);
   }
   if (!attrs.empty()) {
@@ -237,7 +238,7 @@ std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::
   } else if (!tvars.empty()) {
     usage_ |= kUseTypeVar;
     for (const std::string& v : tvars) {
-      stmts.push_back(StmtDoc::Line(v + " = TypeVar(" + StrLiteral(v) + ")"));
+      stmts.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
     }
     if (type_vars != nullptr) *type_vars = tvars;
   }

@@ -23,16 +23,12 @@
 
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/module.h"
+#include "pipesplit/support/text.h"
 
 namespace pipesplit::script::printer {
 
-// ---- Literals (TVM's LiteralDoc as PythonDocPrinter writes it) ----
+// ---- Literals: FloatLiteral and QuoteString (pipesplit/support/text.h) ----
 
-// A float literal: integral values in fixed notation with one decimal ("1.0",
-// "100000000000000000000.0"), others with 17 significant digits, inf/nan quoted.
-std::string FloatLiteral(double value);
-// A double-quoted string literal with TVM's escapes.
-std::string StrLiteral(std::string_view text);
 // A name hint with every character outside [A-Za-z0-9_] replaced by '_' ("v" when empty).
 std::string SanitizeName(std::string_view hint);
 

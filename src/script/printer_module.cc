@@ -2,6 +2,7 @@
 // infos, members sorted as TVM sorts them, the metadata note) and the public entry points.
 #include <algorithm>
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/script/printer.h"
 #include "src/script/printer_internal.h"
 #include "src/script/printer_tir.h"
@@ -80,7 +81,7 @@ std::string Printer::Module() {
       std::vector<StmtDoc> docs = Function(*func, name, /*top_level=*/true, &tvars);
       for (const std::string& v : tvars) {
         if (declared_type_vars.insert(v).second) {
-          type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + StrLiteral(v) + ")"));
+          type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
         }
       }
       body.push_back(std::move(docs.back()));
@@ -111,7 +112,7 @@ std::string Printer::Fragment(const ir::Expr& expr) {
   if (const auto* func = ir::As<ir::FunctionNode>(expr)) {
     // As TVM prints a lone function: named by its global symbol, else "main"; private when it
     // has no global symbol.
-    const ir::AttrValue* symbol = func->GetAttr("global_symbol");
+    const ir::AttrValue* symbol = func->GetAttr(ir::attr::kGlobalSymbol);
     std::string name = symbol != nullptr && symbol->as_string() ? *symbol->as_string() : "main";
     std::vector<StmtDoc> docs = Function(*func, name, /*top_level=*/true, nullptr);
     stmts.push_back(std::move(docs.back()));

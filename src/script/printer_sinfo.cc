@@ -142,7 +142,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
       }
       usage_ |= kUseRelax;
       if (n->value()) return "R.Prim(value=" + ShapeDim(n->value()) + ")";
-      return "R.Prim(" + StrLiteral(n->dtype().ToString()) + ")";
+      return "R.Prim(" + QuoteString(n->dtype().ToString()) + ")";
     }
     case NodeKind::kShapeSInfo: {
       const auto* n = ir::As<ir::ShapeSInfoNode>(sinfo);
@@ -166,9 +166,9 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
         for (const PrimExpr& d : *n->shape()) dims.push_back(ShapeDim(d));
         args.push_back(Tuple(dims));
       }
-      if (!n->dtype().is_void()) args.push_back("dtype=" + StrLiteral(n->dtype().ToString()));
+      if (!n->dtype().is_void()) args.push_back("dtype=" + QuoteString(n->dtype().ToString()));
       if (!n->shape() && n->ndim() != -1) args.push_back("ndim=" + std::to_string(n->ndim()));
-      if (!n->vdevice().empty()) args.push_back("vdevice=" + StrLiteral(n->vdevice()));
+      if (!n->vdevice().empty()) args.push_back("vdevice=" + QuoteString(n->vdevice()));
       if (args.empty()) return "R.Tensor";
       std::string out = "R.Tensor(";
       for (size_t i = 0; i < args.size(); ++i) {

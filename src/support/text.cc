@@ -10,7 +10,7 @@
 namespace pipesplit {
 
 std::string QuoteString(std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
+  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size() + 2);
   out += '"';
@@ -47,15 +47,19 @@ std::string QuoteString(std::string_view text) {
 }
 
 std::string FormatFloat(double value) {
-  if (std::isnan(value)) return "nan";
+  if (std::isnan(value)) return std::signbit(value) ? "-nan" : "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
-  char buf[64];
-  if (value == std::trunc(value) && std::fabs(value) < 1e16) {
-    std::snprintf(buf, sizeof(buf), "%.1f", value);
-    return buf;
-  }
-  std::snprintf(buf, sizeof(buf), "%.17g", value);
-  return buf;
+  // Integral values print as std::fixed with precision 1 does, others as %.17g.
+  const char* format = std::nearbyint(value) == value ? "%.1f" : "%.17g";
+  int size = std::snprintf(nullptr, 0, format, value);
+  std::string out(static_cast<size_t>(size), '\0');
+  std::snprintf(out.data(), out.size() + 1, format, value);
+  return out;
+}
+
+std::string FloatLiteral(double value) {
+  if (std::isfinite(value)) return FormatFloat(value);
+  return QuoteString(FormatFloat(value));
 }
 
 bool ReadFile(const std::string& path, std::string* contents, std::string* error) {

@@ -6,24 +6,20 @@
 // Steps:
 //  1. resolve `funcs` (default: every Relax function that contains a stage-boundary call);
 //  2. set `pipeline_parallel_stages = stages` on each, replacing any earlier value.
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/transform/passes.h"
 
 namespace pipesplit::transform {
 namespace {
 
-constexpr const char* kBoundary = "mlc.pipeline_parallel_stage_boundary";
-
 bool ContainsStageBoundary(const ir::Function& func) {
   struct Finder : ir::ExprVisitor {
     bool found = false;
     void VisitExpr_(const ir::CallNode& call) override {
-      if (call.IsOp("relax.call_pure_packed") && !call.args().empty()) {
-        if (const auto* f = ir::As<ir::ExternFuncNode>(call.args()[0])) {
-          found |= f->global_symbol() == kBoundary;
-        }
-      }
+      found |= ir::IsExternCall(call, ir::protocol::kCallPurePacked, ir::protocol::kStageBoundary);
       ExprVisitor::VisitExpr_(call);
     }
   } finder;
@@ -58,7 +54,7 @@ class AttachPipelineStagesPass : public Pass {
         ThrowError(member->func->span(),
                    "attach-pipeline-stages: '" + name + "' is not a Relax function");
       }
-      ir::AttrMap attrs = ir::WithAttr(func->attrs(), "pipeline_parallel_stages", stages_);
+      ir::AttrMap attrs = ir::WithAttr(func->attrs(), ir::attr::kPipelineParallelStages, stages_);
       out.Update(member->gvar, std::make_shared<const ir::FunctionNode>(
                                    func->params(), func->body(), func->ret_struct_info(),
                                    func->is_pure(), attrs, func->span()));

@@ -1,8 +1,9 @@
 // Pass `pipeline-parallel-rewrite`: splits every function marked
 // `pipeline_parallel_stages = N` (N > 1) into N private stage functions that send and receive
-// activations, and replaces it with a dispatcher (see
-// shared/spec/pipeline-parallel-rewrite.md for the contract, and BuildStagePlan for what is
-// checked and how values and symbolic vars are routed).
+// activations, and replaces it with a dispatcher (the protocol's symbols are in
+// pipesplit/ir/protocol.h; BuildStagePlan says what is checked and how values and symbolic
+// vars are routed). Input and output keep the IR shapes of MLC-LLM's pass of the same name,
+// so TVM/MLC users recognise both.
 //
 // Preconditions: the module is well-formed. Functions without the attribute, or with N == 1,
 // are left exactly as they are.
@@ -22,9 +23,11 @@
 #include <unordered_set>
 
 #include "pipesplit/analysis/pipeline_checks.h"
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/block_builder.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/op.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/transform/passes.h"
@@ -34,15 +37,6 @@ namespace {
 
 using ir::Expr;
 using ir::Var;
-
-Expr ExternCall(const char* op, const char* symbol, std::vector<Expr> rest,
-                std::vector<ir::StructInfo> sinfo_args, ir::StructInfo sinfo) {
-  std::vector<Expr> args;
-  args.push_back(std::make_shared<const ir::ExternFuncNode>(symbol));
-  for (Expr& e : rest) args.push_back(std::move(e));
-  return std::make_shared<const ir::CallNode>(ir::GetOp(op), std::move(args), ir::AttrMap{},
-                                              std::move(sinfo_args), std::move(sinfo));
-}
 
 // Rewrites a stage's bindings into the stage's own scope: every Var definition gets a fresh
 // Var (dataflow unless it is an output), every symbolic var the stage's own copy.
@@ -151,7 +145,7 @@ class StageBuilder {
     }
     params.push_back(ir::MakeVar("s", std::make_shared<const ir::ShapeSInfoNode>(shape_copies)));
     out.dispatch_args.push_back(std::make_shared<const ir::ShapeExprNode>(shape_originals));
-    Var packed = ir::MakeVar("packed_params", ir::ObjectSInfo());
+    Var packed = ir::MakeVar(ir::protocol::kPackedParams, ir::ObjectSInfo());
     params.push_back(packed);
     out.dispatch_args.push_back(dispatcher_packed_);
 
@@ -182,7 +176,7 @@ class StageBuilder {
       for (const Var& v : sent) {
         Expr value = mutator.VisitExpr(v);
         bb.Emit(std::make_shared<const ir::CallNode>(
-                    std::make_shared<const ir::ExternFuncNode>("runtime.disco.send_to_next_group"),
+                    std::make_shared<const ir::ExternFuncNode>(ir::protocol::kSendToNextGroup),
                     std::vector<Expr>{value}, ir::AttrMap{}, std::vector<ir::StructInfo>{},
                     ir::ObjectSInfo()),
                 "gv");
@@ -202,9 +196,10 @@ class StageBuilder {
     auto body = std::make_shared<const ir::SeqExprNode>(blocks, ret, ret->struct_info());
 
     ir::AttrMap attrs = plan_.func->attrs();
-    attrs = ir::WithoutAttr(std::move(attrs), "global_symbol");
-    attrs = ir::WithoutAttr(std::move(attrs), "pipeline_parallel_stages");
-    attrs = ir::WithAttr(std::move(attrs), "num_input", static_cast<int64_t>(params.size() - 1));
+    attrs = ir::WithoutAttr(std::move(attrs), ir::attr::kGlobalSymbol);
+    attrs = ir::WithoutAttr(std::move(attrs), ir::attr::kPipelineParallelStages);
+    attrs = ir::WithAttr(std::move(attrs), ir::attr::kNumInput,
+                         static_cast<int64_t>(params.size() - 1));
     // The signature may only mention symbolic vars its parameters bind (those bound inside
     // the body, e.g. by a weight's match_cast, become unknown dims).
     std::unordered_set<const ir::TirVarNode*> bound_by_params;
@@ -238,10 +233,10 @@ class StageBuilder {
                                                                tensor.vdevice());
       }
       bool output = !t.erase_shape && outputs_.count(t.receiver.get()) != 0;
-      Expr recv =
-          ExternCall("relax.call_dps_packed", "runtime.disco.recv_from_prev_group",
-                     {bb.Normalize(std::make_shared<const ir::TupleNode>(std::vector<Expr>{}))},
-                     {declared}, declared);
+      Expr recv = ir::MakeExternCall(
+          ir::protocol::kCallDpsPacked, ir::protocol::kRecvFromPrevGroup,
+          {bb.Normalize(std::make_shared<const ir::TupleNode>(std::vector<Expr>{}))}, {declared},
+          declared);
       received[i] = ir::MakeVar(t.receiver->name_hint(), declared, !output, t.receiver->span());
       bb.EmitNormalized(std::make_shared<const ir::VarBindingNode>(received[i], recv));
       if (output) outputs->push_back(received[i]);
@@ -283,7 +278,8 @@ class StageBuilder {
     ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
-    Expr read = ExternCall("relax.call_pure_packed", "vm.builtin.tuple_getitem",
+    Expr read =
+        ir::MakeExternCall(ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem,
                            {packed, std::make_shared<const ir::PrimValueNode>(ir::IntImm(index))},
                            {declared}, declared);
     Var var = ir::MakeVar(b->var()->name_hint(), declared, cast || !output, b->var()->span());
@@ -320,16 +316,16 @@ ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
   bb.BeginBindingBlock();
   Expr table = std::make_shared<const ir::TupleNode>(
       std::vector<Expr>{std::make_shared<const ir::TupleNode>(std::move(per_stage))});
-  Var gv =
-      bb.Emit(ExternCall("relax.call_builtin_with_ctx", "mlc.multi_gpu.DispatchFunctionByGroup",
+  Var gv = bb.Emit(
+      ir::MakeExternCall(ir::protocol::kCallBuiltinWithCtx, ir::protocol::kDispatchFunctionByGroup,
                          {table}, {ir::ObjectSInfo()}, nullptr),
-              "gv");
+      "gv");
   std::vector<ir::BindingBlock> blocks{bb.EndBlock()};
   bb.EndScope();
   auto body = std::make_shared<const ir::SeqExprNode>(blocks, gv, gv->struct_info());
   ir::AttrMap attrs;
-  if (const ir::AttrValue* symbol = plan.func->GetAttr("global_symbol")) {
-    attrs.emplace_back("global_symbol", *symbol);
+  if (const ir::AttrValue* symbol = plan.func->GetAttr(ir::attr::kGlobalSymbol)) {
+    attrs.emplace_back(ir::attr::kGlobalSymbol, *symbol);
   }
   return std::make_shared<const ir::FunctionNode>(params, body, ir::ObjectSInfo(),
                                                   /*is_pure=*/false, attrs, plan.func->span());
@@ -340,9 +336,9 @@ class PipelineParallelRewritePass : public Pass {
   std::string name() const override { return "pipeline-parallel-rewrite"; }
 
   ir::IRModule Run(const ir::IRModule& mod, PassContext& ctx) const override {
-    auto plans = std::make_shared<std::vector<StagePlan>>();
-    ir::IRModule out = RewritePipelineStages(mod, plans.get());
-    ctx.artifacts[name()] = plans;
+    std::vector<StagePlan> plans;
+    ir::IRModule out = RewritePipelineStages(mod, &plans);
+    ctx.Set(std::move(plans));
     return out;
   }
 };
@@ -365,7 +361,7 @@ ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePla
 
   ir::IRModule out = mod;
   for (const StagePlan& plan : built) {
-    Var packed = ir::MakeVar("packed_params", ir::ObjectSInfo());
+    Var packed = ir::MakeVar(ir::protocol::kPackedParams, ir::ObjectSInfo());
     std::vector<StageFunction> stages;
     for (int s = 0; s < plan.num_stages; ++s) {
       std::string name = plan.gvar->name_hint() + "_stage" + std::to_string(s);

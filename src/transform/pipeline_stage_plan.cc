@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
@@ -37,27 +39,11 @@ using ir::As;
 using ir::Binding;
 using ir::Var;
 
-const Var& StagePlan::Resolve(const Var& var) const {
-  const Var* current = &var;
-  // Alias chains are acyclic (an alias is defined after what it stands for).
-  for (auto it = aliases.find(current->get()); it != aliases.end();
-       it = aliases.find(current->get())) {
-    current = &it->second;
-  }
-  return *current;
-}
-
 namespace {
 
-constexpr const char* kBoundarySymbol = "mlc.pipeline_parallel_stage_boundary";
-
 bool IsBoundaryCall(const ir::Expr& value) {
-  const auto* call = As<ir::CallNode>(value);
-  if (call == nullptr || !call->IsOp("relax.call_pure_packed") || call->args().empty()) {
-    return false;
-  }
-  const auto* func = As<ir::ExternFuncNode>(call->args()[0]);
-  return func != nullptr && func->global_symbol() == kBoundarySymbol;
+  return ir::IsExternCall(value, ir::protocol::kCallPurePacked, ir::protocol::kStageBoundary) !=
+         nullptr;
 }
 
 std::string Quote(const std::string& name) { return "'" + name + "'"; }
@@ -71,7 +57,7 @@ class PlanBuilder {
   }
 
   std::optional<StagePlan> Build() {
-    const ir::AttrValue* stages_attr = plan_.func->GetAttr("pipeline_parallel_stages");
+    const ir::AttrValue* stages_attr = plan_.func->GetAttr(ir::attr::kPipelineParallelStages);
     if (stages_attr == nullptr) return std::nullopt;
     std::optional<int64_t> stages = stages_attr->ToInt();
     if (!stages || *stages < 1) {
@@ -100,7 +86,7 @@ class PlanBuilder {
   // Step 1.
   void CheckSignature() {
     const ir::Function& func = plan_.func;
-    const ir::AttrValue* num_input = func->GetAttr("num_input");
+    const ir::AttrValue* num_input = func->GetAttr(ir::attr::kNumInput);
     if (num_input == nullptr) {
       errors_.Error(func->span(), name_ + " is marked for " + std::to_string(plan_.num_stages) +
                                       " pipeline stages but has no 'num_input' attribute");
@@ -120,7 +106,7 @@ class PlanBuilder {
       return;
     }
     const Var& last = func->params().back();
-    if (last->name_hint() != "packed_params") {
+    if (last->name_hint() != ir::protocol::kPackedParams) {
       errors_.Error(last->span(), "the last parameter of " + name_ +
                                       " must be 'packed_params', found " +
                                       Quote(last->name_hint()));
@@ -388,22 +374,8 @@ class PlanBuilder {
                         name_ + " before its definition in stage " + std::to_string(t));
       return;
     }
-    ForwardThrough(value, t, s);
+    plan_.ForwardValue(value, t, s);
   }
-
- public:
-  // Ensures boundaries t .. s-1 all carry `value` (appending forwarded transfers).
-  static void ForwardValue(StagePlan* plan, const Var& value, int t, int s) {
-    for (int k = t; k < s; ++k) {
-      auto& transfers = plan->transfers[k];
-      bool carried = std::any_of(transfers.begin(), transfers.end(),
-                                 [&](const Transfer& tr) { return tr.value == value; });
-      if (!carried) transfers.push_back({value, value, true, false});
-    }
-  }
-
- private:
-  void ForwardThrough(const Var& value, int t, int s) { ForwardValue(&plan_, value, t, s); }
 
   StagePlan plan_;
   std::string name_;
@@ -414,10 +386,6 @@ class PlanBuilder {
 };
 
 }  // namespace
-
-void ForwardValue(StagePlan* plan, const Var& value, int from_stage, int to_stage) {
-  PlanBuilder::ForwardValue(plan, value, from_stage, to_stage);
-}
 
 std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func) {
   return PlanBuilder(gvar, func).Build();

@@ -196,7 +196,7 @@ class SymbolPlanner {
     if (site != cast_sites_.end() && site->second.stage < s) {
       const ir::Var& carrier = site->second.binding->var();
       if (IsBareDim(carrier->struct_info(), v.get())) {
-        ForwardValue(&plan_, carrier, site->second.stage, s);
+        plan_.ForwardValue(carrier, site->second.stage, s);
         for (Transfer& t : plan_.transfers[s - 1]) {
           if (t.value == carrier) MarkReceive(t);
         }

@@ -1,5 +1,6 @@
-// Step 5 of BuildStagePlan (symbolic variables per stage) and the forwarding helper it
-// shares with step 4. Private to the pipeline-parallel rewrite.
+// Step 5 of BuildStagePlan (symbolic variables per stage). Private to the pipeline-parallel
+// rewrite. It works on the plan through its public interface only (StagePlan::ForwardValue
+// for the tensors it must forward), so this file does not depend on pipeline_stage_plan.cc.
 #ifndef PIPESPLIT_SRC_TRANSFORM_PIPELINE_SYMBOLS_H_
 #define PIPESPLIT_SRC_TRANSFORM_PIPELINE_SYMBOLS_H_
 
@@ -9,10 +10,6 @@
 #include "pipesplit/transform/pipeline_stage_plan.h"
 
 namespace pipesplit::transform {
-
-// Ensures boundaries from_stage .. to_stage-1 all carry `value`, appending forwarded
-// transfers where missing.
-void ForwardValue(StagePlan* plan, const ir::Var& value, int from_stage, int to_stage);
 
 // Fills Stage::shape_vars, weight_shape_vars and cast_weight_reads and Transfer::erase_shape,
 // forwarding tensors that carry symbolic vars born in earlier stages. Reports what cannot be

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/prim_text.h"
 #include "pipesplit/script/printer.h"
 
 namespace pipesplit::transform {

@@ -8,6 +8,7 @@
 
 #include "pipesplit/ir/block_builder.h"
 #include "pipesplit/ir/op.h"
+#include "pipesplit/ir/prim_text.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/source.h"
 

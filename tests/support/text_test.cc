@@ -10,7 +10,8 @@ namespace {
 TEST(QuoteStringTest, EscapesAsTvmPrints) {
   EXPECT_EQ(QuoteString("a\"b\\c"), "\"a\\\"b\\\\c\"");
   EXPECT_EQ(QuoteString("\t\r\n"), "\"\\t\\r\\n\"");
-  EXPECT_EQ(QuoteString("\x01\xc3\xa9"), "\"\\x01\\xc3\\xa9\"");
+  // Upper-case hex digits, as the printer (and TVM's StrEscape) writes them.
+  EXPECT_EQ(QuoteString("\x01\xc3\xa9"), "\"\\x01\\xC3\\xA9\"");
   EXPECT_EQ(QuoteString("x: {}"), "\"x: {}\"");
 }
 
@@ -22,6 +23,19 @@ TEST(FormatFloatTest, MatchesTvmPrinting) {
   EXPECT_EQ(FormatFloat(0.000244140625), "0.000244140625");
   EXPECT_EQ(FormatFloat(INFINITY), "inf");
   EXPECT_EQ(FormatFloat(NAN), "nan");
+  EXPECT_EQ(FormatFloat(-INFINITY), "-inf");
+  // Integral values in fixed notation at any magnitude.
+  EXPECT_EQ(FormatFloat(1e20), "100000000000000000000.0");
+  EXPECT_EQ(FormatFloat(-1e16), "-10000000000000000.0");
+}
+
+TEST(FloatLiteralTest, QuotesWhatPythonCannotSpell) {
+  EXPECT_EQ(FloatLiteral(1.0), "1.0");
+  EXPECT_EQ(FloatLiteral(1e20), "100000000000000000000.0");
+  EXPECT_EQ(FloatLiteral(0.1), "0.10000000000000001");
+  EXPECT_EQ(FloatLiteral(INFINITY), "\"inf\"");
+  EXPECT_EQ(FloatLiteral(-INFINITY), "\"-inf\"");
+  EXPECT_EQ(FloatLiteral(NAN), "\"nan\"");
 }
 
 }  // namespace

@@ -2,15 +2,35 @@
 //
 //   <name>.input.py     a module; its first line is `# RUN: <pipeline>`
 //   <name>.expected.py  what the pipeline must produce (compared structurally)
-//   <name>.error.py     `# RUN: <pipeline>` and one `# EXPECT-ERROR: <line>:<col>: <message>`
-//                       per expected diagnostic, in order
+//   <name>.error.py     `# RUN: <pipeline>` and, next to each offending line, a directive
+//                       naming the diagnostic it must produce (below)
 //
 // On a mismatch the test prints the first difference and both modules.
+//
+// Expected errors. A comment line of the form
+//
+//   # expected-error @+N:COL {{message}}      (or @-N:COL)
+//
+// expects a diagnostic located N lines below (above) the directive's own line, at column COL
+// (1-based, as diagnostics count), whose message is exactly `message`. N is at least 1; the
+// directive usually sits on the line just above the offending one (@+1), indented like it.
+// For example
+//
+//         # expected-error @+1:9 {{'main' must return a variable}}
+//         return (gv,)
+//
+// Comments are ignored by the parser, so a directive moves the lines below it but changes
+// nothing else; its offset is counted from its own position, so it keeps pointing at its line.
+// The diagnostics must be exactly those expected, in the order of the directives in the file.
+// A comment that mentions expected-error but does not parse as a directive fails the test.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "pipesplit/analysis/pipeline_checks.h"
 #include "pipesplit/analysis/structural_equal.h"
@@ -51,6 +71,47 @@ std::string RunLine(const std::string& text) {
   static const std::regex kRun("^# RUN: (.*)$", std::regex::multiline);
   if (!std::regex_search(text, m, kRun)) return {};
   return m[1].str();
+}
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+// The diagnostics a .error.py file expects, each as "<path>:<line>:<col>: <message>" (the form
+// SourceManager::Describe gives), in file order. Malformed directives are reported as failures.
+std::vector<std::string> ExpectedErrors(const std::string& text, const std::string& path) {
+  static const std::regex kDirective(
+      R"(^\s*# expected-error @([+-])([0-9]+):([0-9]+) \{\{(.*)\}\}$)");
+  std::vector<std::string> lines = SplitLines(text);
+  std::vector<std::string> expected;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& line = lines[i];
+    const int line_no = static_cast<int>(i) + 1;
+    EXPECT_EQ(line.find("EXPECT-ERROR"), std::string::npos)
+        << path << ":" << line_no << ": the '# EXPECT-ERROR:' header is replaced by "
+        << "'# expected-error @+N:COL {{message}}' next to the offending line";
+    if (line.find("expected-error") == std::string::npos) continue;
+    std::smatch m;
+    if (!std::regex_match(line, m, kDirective)) {
+      ADD_FAILURE() << path << ":" << line_no << ": malformed directive (expected "
+                    << "'# expected-error @+N:COL {{message}}'): " << line;
+      continue;
+    }
+    const int offset = std::stoi(m[2].str());
+    const int target = m[1].str() == "+" ? line_no + offset : line_no - offset;
+    if (offset == 0 || target < 1 || target > static_cast<int>(lines.size())) {
+      ADD_FAILURE() << path << ":" << line_no << ": directive points outside the file: " << line;
+      continue;
+    }
+    expected.push_back(path + ":" + std::to_string(target) + ":" + m[3].str() + ": " + m[4].str());
+  }
+  return expected;
 }
 
 std::string TestName(const testing::TestParamInfo<std::string>& info) {
@@ -102,13 +163,9 @@ TEST_P(ExpectedErrorTest, ReportsTheErrors) {
   std::string text = Read(path);
   std::string pipeline = RunLine(text);
   ASSERT_FALSE(pipeline.empty()) << path << " has no '# RUN:' line";
-  std::vector<std::string> expected;
-  static const std::regex kExpect("^# EXPECT-ERROR: (.*)$", std::regex::multiline);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), kExpect);
-       it != std::sregex_iterator(); ++it) {
-    expected.push_back(path.string() + ":" + (*it)[1].str());
-  }
-  ASSERT_FALSE(expected.empty()) << path << " has no '# EXPECT-ERROR:' line";
+  std::vector<std::string> expected = ExpectedErrors(text, path.string());
+  ASSERT_FALSE(HasFailure()) << "malformed expectations in " << path;
+  ASSERT_FALSE(expected.empty()) << path << " has no '# expected-error' directive";
   try {
     ir::IRModule input = script::ParseModule(text, path.string());
     transform::PassContext ctx;

@@ -173,13 +173,16 @@ class DataTypeImmNode : public ExprNode {
 class OpNode : public ExprNode {
  public:
   PIPESPLIT_NODE_KIND(kOp)
-  OpNode(std::string name, const OpInfo* info);
-  const std::string& name() const { return name_; }
+  OpNode(std::string name, const OpInfo* info, std::string script_name);
+  const std::string& name() const { return name_; }  // "relax.nn.conv2d"
   const OpInfo* info() const { return info_; }
+  // How the script spells the op: "R.nn.conv2d" (an op outside relax.* keeps its name).
+  const std::string& script_name() const { return script_name_; }
 
  private:
   std::string name_;
   const OpInfo* info_;
+  std::string script_name_;
 };
 using Op = Ptr<OpNode>;
 

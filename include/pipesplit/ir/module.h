@@ -45,7 +45,7 @@ class IRModule {
   Expr Lookup(std::string_view name) const;
   Function LookupFunction(std::string_view name) const;  // nullptr if absent or not Relax
 
-  // Adds a member; the name must be new (checked). Returns its GlobalVar.
+  // Adds a member under `gvar`; its name must be new (checked).
   void Add(GlobalVar gvar, Expr func);
   // Replaces the function of an existing member, keeping its position and GlobalVar.
   void Update(const GlobalVar& gvar, Expr func);

@@ -76,6 +76,10 @@ const OpInfo* FindOpInfo(std::string_view name);
 // The interned op node for `name` (opaque when unregistered). Thread-safe.
 Op GetOp(std::string_view name);
 
+// The script spelling of the op named `name`: "relax.X" is written "R.X"; any other name is
+// written as it is. OpNode::script_name() holds it for every interned op.
+std::string OpScriptName(std::string_view name);
+
 // Every registered op, sorted by name.
 std::vector<const OpInfo*> ListOps();
 

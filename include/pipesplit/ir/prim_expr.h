@@ -1,11 +1,14 @@
 // Symbolic scalar expressions: the subset of TIR PrimExpr that appears in Relax shapes and
 // prim values (immediates, symbolic vars, arithmetic, comparisons, logic, casts, selects and
-// named intrinsic calls such as T.if_then_else).
+// named intrinsic calls such as T.if_then_else): the nodes, their construction and traversals.
+// Folding and simplification live in pipesplit/ir/arith.h, the text form in
+// pipesplit/ir/prim_text.h.
 #ifndef PIPESPLIT_IR_PRIM_EXPR_H_
 #define PIPESPLIT_IR_PRIM_EXPR_H_
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -165,7 +168,7 @@ class PrimCallNode : public PrimExprNode {
   std::vector<PrimExpr> args_;
 };
 
-// ---- Construction helpers (no folding; see Simplify for that). ----
+// ---- Construction helpers (no folding; see Simplify in arith.h for that). ----
 PrimExpr IntImm(int64_t value, DataType dtype = DataType::Int(64));
 PrimExpr FloatImm(double value, DataType dtype = DataType::Float(32));
 PrimExpr BoolImm(bool value);
@@ -187,28 +190,88 @@ void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& f
 // The distinct free vars of `e`, in order of first appearance.
 std::vector<TirVar> FreeTirVars(const PrimExpr& e);
 
-// Constant folding and light canonicalization: folds operations on immediates (with int64
-// wrap-around semantics and floor division by non-zero divisors), and the identities
-// x+0, x*1, x*0, x-0, x//1, x%1, min/max of equal operands. Returns the same node when nothing
-// changed. Never divides by zero (leaves such expressions alone).
-PrimExpr Simplify(const PrimExpr& e);
+// ---- Generic child access (used by the traversals here and by ir/arith). ----
 
-// Shape arithmetic in TVM's canonical form: integer expressions rebuilt as a normal-form sum
-// of products (terms by first atom in order of appearance, constant last: `n * 4 + 1`);
-// divisions that are not exact, min, max, ... stay opaque atoms. Constant-folded.
-PrimExpr CanonicalSimplify(const PrimExpr& e);
+// Calls `f` on each direct child of `e`, left to right.
+template <typename F>
+void ForEachChild(const PrimExpr& e, F&& f) {
+  switch (e->kind()) {
+    case NodeKind::kBinary: {
+      const auto* n = static_cast<const BinaryNode*>(e.get());
+      f(n->a());
+      f(n->b());
+      break;
+    }
+    case NodeKind::kNot:
+      f(static_cast<const NotNode*>(e.get())->a());
+      break;
+    case NodeKind::kCast:
+      f(static_cast<const CastNode*>(e.get())->value());
+      break;
+    case NodeKind::kSelect: {
+      const auto* n = static_cast<const SelectNode*>(e.get());
+      f(n->cond());
+      f(n->true_value());
+      f(n->false_value());
+      break;
+    }
+    case NodeKind::kPrimCall:
+      for (const PrimExpr& a : static_cast<const PrimCallNode*>(e.get())->args()) f(a);
+      break;
+    default:
+      break;
+  }
+}
 
-// True when a and b are provably equal: their difference normalizes to the constant 0 (vars
-// by identity).
-bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b);
-
-// Python-syntax rendering as TVMScript prints a PrimExpr in Relax context: int64 integers
-// plain, other immediates as T.int32(5) / T.float32(1.5) / T.bool(True), operators with
-// Python precedence (a right operand of equal precedence is parenthesized), T.min, T.max,
-// T.truncmod, T.Div, T.Cast("int64", x), T.Select(c, a, b), T.<intrinsic>(...).
-// `var_name` maps a var to its printed name (default: its name()).
-using TirVarNamer = std::function<std::string(const TirVarNode&)>;
-std::string ToString(const PrimExpr& e, const TirVarNamer& var_name = nullptr);
+// Rebuilds `e` with each direct child replaced by `f(child)` (left to right); returns the same
+// node when no child changed.
+template <typename F>
+PrimExpr MapChildren(const PrimExpr& e, F&& f) {
+  switch (e->kind()) {
+    case NodeKind::kBinary: {
+      const auto* n = static_cast<const BinaryNode*>(e.get());
+      PrimExpr a = f(n->a());
+      PrimExpr b = f(n->b());
+      if (a == n->a() && b == n->b()) return e;
+      return std::make_shared<const BinaryNode>(n->op(), a, b, n->dtype(), n->span());
+    }
+    case NodeKind::kNot: {
+      const auto* n = static_cast<const NotNode*>(e.get());
+      PrimExpr a = f(n->a());
+      if (a == n->a()) return e;
+      return std::make_shared<const NotNode>(a, n->span());
+    }
+    case NodeKind::kCast: {
+      const auto* n = static_cast<const CastNode*>(e.get());
+      PrimExpr v = f(n->value());
+      if (v == n->value()) return e;
+      return std::make_shared<const CastNode>(n->dtype(), v, n->span());
+    }
+    case NodeKind::kSelect: {
+      const auto* n = static_cast<const SelectNode*>(e.get());
+      PrimExpr c = f(n->cond());
+      PrimExpr t = f(n->true_value());
+      PrimExpr fv = f(n->false_value());
+      if (c == n->cond() && t == n->true_value() && fv == n->false_value()) return e;
+      return std::make_shared<const SelectNode>(c, t, fv, n->span());
+    }
+    case NodeKind::kPrimCall: {
+      const auto* n = static_cast<const PrimCallNode*>(e.get());
+      std::vector<PrimExpr> args;
+      args.reserve(n->args().size());
+      bool changed = false;
+      for (const PrimExpr& a : n->args()) {
+        args.push_back(f(a));
+        changed |= args.back() != a;
+      }
+      if (!changed) return e;
+      return std::make_shared<const PrimCallNode>(n->name(), std::move(args), n->dtype(),
+                                                  n->span());
+    }
+    default:
+      return e;
+  }
+}
 
 }  // namespace pipesplit::ir
 

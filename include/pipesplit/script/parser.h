@@ -1,7 +1,8 @@
 // TVMScript (Relax) parser.
 //
-// Reads one `@I.ir_module` class in either syntax in the wild (classic 2023..mid-2026, and
-// the current one of Aug 2026; see shared/spec/tvmscript.md) into an IRModule. `@T.prim_func`
+// Reads one `@I.ir_module` class in either syntax in the wild (classic: TVM v0.16..v0.23,
+// 2023..mid-2026; current: TVM after its June 2026 "StructInfo -> Type" refactor, which spells
+// sinfo_args/out_sinfo as ty_args/out_ty and R.Object as R.Any) into an IRModule. `@T.prim_func`
 // members are kept as opaque text. Bindings are normalized through a BlockBuilder, so every
 // expression gets its struct info.
 //

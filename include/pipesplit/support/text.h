@@ -7,13 +7,18 @@
 
 namespace pipesplit {
 
-// A double-quoted Python string literal as TVM prints it: \" \\ \t \r \n escaped, every
-// other byte outside 0x20..0x7E as \xHH.
+// A double-quoted Python string literal as TVM's printer writes it: \" \\ \t \r \n escaped,
+// every other byte outside 0x20..0x7E as \xHH (upper-case hex digits).
 std::string QuoteString(std::string_view text);
 
-// A float as TVM prints it: integral values as "1.0", others with 17 significant digits
-// ("9.9999999999999995e-07"), inf/nan as "inf", "-inf", "nan".
+// A float as TVM prints it: integral values in fixed notation with one decimal whatever their
+// magnitude ("1.0", "100000000000000000000.0"), others with 17 significant digits
+// ("9.9999999999999995e-07"); non-finite values bare: "inf", "-inf", "nan", "-nan".
 std::string FormatFloat(double value);
+
+// A float as a literal in printed TVMScript: FormatFloat, with the non-finite values, which
+// Python has no literal for, as quoted strings ("\"inf\"", "\"nan\"").
+std::string FloatLiteral(double value);
 
 // Reads a whole file; returns false (and leaves `error` set) when it cannot.
 bool ReadFile(const std::string& path, std::string* contents, std::string* error);

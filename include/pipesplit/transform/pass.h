@@ -13,6 +13,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <typeinfo>
+#include <unordered_map>
 #include <vector>
 
 #include "pipesplit/ir/module.h"
@@ -58,12 +61,30 @@ class PassContext {
   // A table of the recorded timings, one line per pass plus a total.
   std::string TimingReport() const;
 
-  // Named values passes leave for their callers (e.g. the stage plans of
-  // pipeline-parallel-rewrite, read by the stage report). Keyed by pass name.
-  std::map<std::string, std::shared_ptr<const void>> artifacts;
+  // Results passes leave for their callers, one value per C++ type (in the manner of MLIR's
+  // analysis manager: the type is the key, so a caller needs no name and no cast). For example
+  // pipeline-parallel-rewrite stores its plans, which `opt --stage-report` reads back:
+  //
+  //   ctx.Set(std::vector<StagePlan>(...));                            // in the pass
+  //   if (const auto* plans = ctx.Get<std::vector<StagePlan>>()) ...   // in the caller
+  //
+  // Set replaces a value of the same type set earlier (the last pass to run wins).
+  template <typename T>
+  void Set(T value) {
+    results_[std::type_index(typeid(T))] = std::make_shared<const T>(std::move(value));
+  }
+  // The value of type T set last, or nullptr when none was set. The pointer stays valid until
+  // the next Set<T> or the end of the context.
+  template <typename T>
+  const T* Get() const {
+    auto it = results_.find(std::type_index(typeid(T)));
+    return it == results_.end() ? nullptr : static_cast<const T*>(it->second.get());
+  }
 
  private:
   std::vector<PassTiming> timings_;
+  // Type -> a `const T` owned through a type-erased pointer; only Set and Get know T.
+  std::unordered_map<std::type_index, std::shared_ptr<const void>> results_;
 };
 
 // Runs passes in order, honouring verify_each and time_passes.

@@ -56,6 +56,9 @@ struct StagePlan {
 
   // The value `var` stands for (itself unless it is an alias).
   const ir::Var& Resolve(const ir::Var& var) const;
+  // Makes boundaries from_stage .. to_stage - 1 all carry `value` (the original var, not an
+  // alias), appending a forwarded transfer to each boundary that does not pass it yet.
+  void ForwardValue(const ir::Var& value, int from_stage, int to_stage);
 };
 
 // The plan for `func`, or nullopt when the function is not to be split (no

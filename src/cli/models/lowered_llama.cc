@@ -8,6 +8,9 @@
 
 #include <vector>
 
+#include "pipesplit/ir/attr_names.h"
+#include "pipesplit/ir/protocol.h"
+
 namespace pipesplit::models {
 namespace {
 
@@ -138,12 +141,11 @@ class Generator {
     std::string logits_sig = Tensor(fmt::format("1, {}, {}", seq, c_.vocab), "float16");
     std::string f;
     f += "    @R.function\n";
-    f += fmt::format(
-        "    def {}(input_ids: R.Tensor((1, {}), dtype=\"int32\"), packed_params: {}) -> {}:\n",
-        name, seq, packed, logits_sig);
+    f += fmt::format("    def {}(input_ids: R.Tensor((1, {}), dtype=\"int32\"), {}: {}) -> {}:\n",
+                     name, seq, ir::protocol::kPackedParams, packed, logits_sig);
     if (symbolic) f += "        n = T.int64()\n";
-    f += fmt::format(
-        "        R.func_attr({{\"num_input\": 1, \"pipeline_parallel_stages\": {}}})\n", c_.stages);
+    f += fmt::format("        R.func_attr({{\"{}\": 1, \"{}\": {}}})\n", ir::attr::kNumInput,
+                     ir::attr::kPipelineParallelStages, c_.stages);
     f += "        cls = Module\n        with R.dataflow():\n";
     std::string h = Read(embed_q_, &f);
     std::string hs = Read(embed_s_, &f);
@@ -177,10 +179,8 @@ class Generator {
       if (done_markers + 1 < c_.stages && (l + 1) * c_.stages >= (done_markers + 1) * c_.layers &&
           l + 1 < c_.layers) {
         std::string b = Fresh();
-        f += fmt::format(
-            "            {}: {} = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", "
-            "{}, sinfo_args=({},))\n",
-            b, act, h, act);
+        f += fmt::format("            {}: {} = R.call_pure_packed(\"{}\", {}, sinfo_args=({},))\n",
+                         b, act, ir::protocol::kStageBoundary, h, act);
         h = b;
         ++done_markers;
       }
@@ -198,7 +198,8 @@ class Generator {
 
   std::string Read(int index, std::string* f) {
     std::string v = Fresh();
-    *f += fmt::format("            {}: {} = packed_params[{}]\n", v, w_.types[index], index);
+    *f += fmt::format("            {}: {} = {}[{}]\n", v, w_.types[index],
+                      ir::protocol::kPackedParams, index);
     return v;
   }
 

@@ -257,40 +257,26 @@ void RegisterConvPoolOps() {
                 .summary = std::to_string(n) + "-d adaptive average pooling",
                 .complete_attrs = CompleteWindowAttrs(n, "layout")});
   }
-  RegisterOp({.name = "relax.grad.max_pool2d_backward",
-              .params = {Arg("output_grad"), Arg("data"), Attr("pool_size", IntList({1, 1})),
-                         Attr("strides", IntList({1, 1})), Attr("padding", IntList({0, 0, 0, 0})),
-                         Attr("dilation", IntList({1, 1})), Attr("ceil_mode", false),
-                         Attr("count_include_pad", false), Attr("layout", "NCHW"),
-                         Attr("out_layout", AttrValue())},
-              .infer =
-                  [](const CallNode& call) {
-                    CheckArgCount(call, 2);
-                    TensorArg(call, 0);
-                    TensorArg(call, 1);
-                    return ArgSInfo(call, 1);
-                  },
-              .summary = "gradient of nn.max_pool2d with respect to its input",
-              .attr_order = {"pool_size", "strides", "dilation", "padding", "ceil_mode",
-                             "count_include_pad", "layout", "out_layout"},
-              .complete_attrs = CompleteWindowAttrs(2, "layout")});
-  RegisterOp({.name = "relax.grad.avg_pool2d_backward",
-              .params = {Arg("output_grad"), Arg("data"), Attr("pool_size", IntList({1, 1})),
-                         Attr("strides", IntList({1, 1})), Attr("padding", IntList({0, 0, 0, 0})),
-                         Attr("dilation", IntList({1, 1})), Attr("ceil_mode", false),
-                         Attr("count_include_pad", false), Attr("layout", "NCHW"),
-                         Attr("out_layout", AttrValue())},
-              .infer =
-                  [](const CallNode& call) {
-                    CheckArgCount(call, 2);
-                    TensorArg(call, 0);
-                    TensorArg(call, 1);
-                    return ArgSInfo(call, 1);
-                  },
-              .summary = "gradient of nn.avg_pool2d with respect to its input",
-              .attr_order = {"pool_size", "strides", "dilation", "padding", "ceil_mode",
-                             "count_include_pad", "layout", "out_layout"},
-              .complete_attrs = CompleteWindowAttrs(2, "layout")});
+  // The two pooling gradients share their attributes and take the input's struct info.
+  for (const char* pool : {"max_pool2d", "avg_pool2d"}) {
+    RegisterOp({.name = std::string("relax.grad.") + pool + "_backward",
+                .params = {Arg("output_grad"), Arg("data"), Attr("pool_size", IntList({1, 1})),
+                           Attr("strides", IntList({1, 1})), Attr("padding", IntList({0, 0, 0, 0})),
+                           Attr("dilation", IntList({1, 1})), Attr("ceil_mode", false),
+                           Attr("count_include_pad", false), Attr("layout", "NCHW"),
+                           Attr("out_layout", AttrValue())},
+                .infer =
+                    [](const CallNode& call) {
+                      CheckArgCount(call, 2);
+                      TensorArg(call, 0);
+                      TensorArg(call, 1);
+                      return ArgSInfo(call, 1);
+                    },
+                .summary = std::string("gradient of nn.") + pool + " with respect to its input",
+                .attr_order = {"pool_size", "strides", "dilation", "padding", "ceil_mode",
+                               "count_include_pad", "layout", "out_layout"},
+                .complete_attrs = CompleteWindowAttrs(2, "layout")});
+  }
 }
 
 }  // namespace pipesplit::ir

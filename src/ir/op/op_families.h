@@ -10,7 +10,9 @@
 #include <string_view>
 #include <vector>
 
+#include "pipesplit/ir/arith.h"  // the symbolic helpers (Add, Mul, ConstDifference, ...)
 #include "pipesplit/ir/op.h"
+#include "pipesplit/ir/prim_text.h"  // ToString in messages
 
 namespace pipesplit::ir {
 
@@ -125,35 +127,6 @@ StructInfo TensorLikeShape(const ShapeSInfoNode& shape, DataType dtype, const st
 // The virtual device two operands share: one side's when the other has none; fails when both
 // have different ones.
 std::string JoinVDevice(const CallNode& call, const std::string& a, const std::string& b);
-
-// ---- Symbolic arithmetic ----
-PrimExpr Int64(int64_t value);
-PrimExpr Add(const PrimExpr& a, const PrimExpr& b);  // built and constant-folded
-PrimExpr Sub(const PrimExpr& a, const PrimExpr& b);
-PrimExpr Mul(const PrimExpr& a, const PrimExpr& b);
-PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b);
-PrimExpr Min(const PrimExpr& a, const PrimExpr& b);
-PrimExpr Max(const PrimExpr& a, const PrimExpr& b);
-// ceil(a / b) for a positive constant b, as (a + b - 1) // b.
-PrimExpr CeilDiv(const PrimExpr& a, int64_t b);
-// The product of the dims (1 for none).
-PrimExpr ShapeProduct(const std::vector<PrimExpr>& shape);
-// a - b when it is a constant, after normalizing both sides as polynomials over their vars
-// (sums of products; other subexpressions are opaque terms compared structurally).
-std::optional<int64_t> ConstDifference(const PrimExpr& a, const PrimExpr& b);
-inline bool ProvablyEq(const PrimExpr& a, const PrimExpr& b) { return ConstDifference(a, b) == 0; }
-inline bool ProvablyNe(const PrimExpr& a, const PrimExpr& b) {
-  auto d = ConstDifference(a, b);
-  return d && *d != 0;
-}
-// True when every symbolic var of `e` appears with non-negative coefficients only (so e >= 0
-// under the usual assumption that shape vars are non-negative) — a cheap sufficient check.
-bool KnownNonNegative(const PrimExpr& e);
-// `e` simplified for shape arithmetic, close to TVM's analyzer: integer expressions are
-// rebuilt as a normal-form sum of products (terms by first atom in order of appearance,
-// constant last: n * 4 + 1), where atoms are vars and the subexpressions the normal form does
-// not look into (divisions that are not exact, min, max, ...), constant-folded.
-PrimExpr NormalizeArith(const PrimExpr& e);
 
 // ---- Shapes and axes ----
 // Fails unless every value lies in [min, 2^31) (TVM keeps these attributes as int32).

@@ -62,11 +62,7 @@ Expr DefaultVoidTuple() {
 void InferFail(std::string message) { throw InferError{std::move(message)}; }
 
 std::string OpDisplayName(const CallNode& call) {
-  if (const OpNode* op = call.op_node()) {
-    std::string_view name = op->name();
-    if (name.substr(0, 6) == "relax.") name.remove_prefix(6);
-    return "R." + std::string(name);
-  }
+  if (const OpNode* op = call.op_node()) return op->script_name();
   return "call";
 }
 

@@ -62,9 +62,15 @@ Op GetOp(std::string_view name) {
   if (it != r.ops.end()) return it->second;
   auto info_it = r.infos.find(name);
   const OpInfo* info = info_it == r.infos.end() ? nullptr : &info_it->second;
-  Op op = std::make_shared<const OpNode>(std::string(name), info);
+  Op op = std::make_shared<const OpNode>(std::string(name), info, OpScriptName(name));
   r.ops.emplace(std::string(name), op);
   return op;
+}
+
+std::string OpScriptName(std::string_view name) {
+  constexpr std::string_view kRelaxPrefix = "relax.";
+  if (!name.starts_with(kRelaxPrefix)) return std::string(name);
+  return "R." + std::string(name.substr(kRelaxPrefix.size()));
 }
 
 std::vector<const OpInfo*> ListOps() {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/prim_text.h"
 #include "src/script/parser_lower.h"
 #include "tests/script/parser/parser_test_util.h"
 

@@ -74,11 +74,11 @@ TEST(PrinterNamesTest, FloatLiterals) {
 }
 
 TEST(PrinterNamesTest, StringLiterals) {
-  EXPECT_EQ(StrLiteral("x: {}"), "\"x: {}\"");
-  EXPECT_EQ(StrLiteral("a\"b\\c"), "\"a\\\"b\\\\c\"");
-  EXPECT_EQ(StrLiteral("\t\r\n"), "\"\\t\\r\\n\"");
+  EXPECT_EQ(QuoteString("x: {}"), "\"x: {}\"");
+  EXPECT_EQ(QuoteString("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(QuoteString("\t\r\n"), "\"\\t\\r\\n\"");
   // Other bytes outside 0x20..0x7E as \xHH with upper-case digits (TVM's StrEscape).
-  EXPECT_EQ(StrLiteral("\x01\xc3\xa9\x7f"), "\"\\x01\\xC3\\xA9\\x7F\"");
+  EXPECT_EQ(QuoteString("\x01\xc3\xa9\x7f"), "\"\\x01\\xC3\\xA9\\x7F\"");
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 5:5: 'num_input' of 'main' must be a non-negative integer
 @I.ir_module
 class Module:
+    # expected-error @+1:5 {{'num_input' of 'main' must be a non-negative integer}}
     @R.function
     def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
         R.func_attr({"num_input": "one", "pipeline_parallel_stages": 2})

@@ -1,7 +1,7 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 5:5: 'main' is marked for 3 pipeline stages but has 1 stage boundary; expected 2
 @I.ir_module
 class Module:
+    # expected-error @+1:5 {{'main' is marked for 3 pipeline stages but has 1 stage boundary; expected 2}}
     @R.function
     def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
         R.func_attr({"num_input": 1, "pipeline_parallel_stages": 3})

@@ -1,8 +1,8 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 6:107: the last parameter of 'main' must be 'packed_params', found 'y'
 @I.ir_module
 class Module:
     @R.function
+    # expected-error @+1:107 {{the last parameter of 'main' must be 'packed_params', found 'y'}}
     def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32")), y: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
         R.func_attr({"num_input": 2, "pipeline_parallel_stages": 2})
         with R.dataflow():

@@ -1,5 +1,4 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 12:13: packed_params may only be read as packed_params[i] in 'main', which is split into stages
 @I.ir_module
 class Module:
     @R.function
@@ -9,6 +8,7 @@ class Module:
             w: R.Tensor((4,), dtype="float32") = packed_params[0]
             a: R.Tensor((4,), dtype="float32") = R.add(x, w)
             b: R.Tensor((4,), dtype="float32") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", a, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            # expected-error @+1:13 {{packed_params may only be read as packed_params[i] in 'main', which is split into stages}}
             t: R.Tuple(R.Tuple(R.Tensor((4,), dtype="float32")), R.Tensor((4,), dtype="float32")) = packed_params, b
             gv: R.Tensor((4,), dtype="float32") = R.multiply(b, b)
             R.output(gv)

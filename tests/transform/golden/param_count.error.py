@@ -1,7 +1,7 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 5:5: 'main' has 2 parameters but num_input is 2: expected the inputs followed by one 'packed_params'
 @I.ir_module
 class Module:
+    # expected-error @+1:5 {{'main' has 2 parameters but num_input is 2: expected the inputs followed by one 'packed_params'}}
     @R.function
     def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
         R.func_attr({"num_input": 2, "pipeline_parallel_stages": 2})

@@ -1,7 +1,7 @@
 # RUN: pipeline-parallel-rewrite
-# EXPECT-ERROR: 5:5: pipeline_parallel_stages of 'main' must be a positive integer
 @I.ir_module
 class Module:
+    # expected-error @+1:5 {{pipeline_parallel_stages of 'main' must be a positive integer}}
     @R.function
     def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
         R.func_attr({"num_input": 1, "pipeline_parallel_stages": "two"})

@@ -1,46 +1,14 @@
-// Symbolic arithmetic for inference rules: constant-folded construction of shape expressions,
-// and a small polynomial normal form (sums of integer multiples of products of atoms) used to
-// decide whether two dims differ by a constant.
+// The canonical form of shape arithmetic: a small polynomial normal form (sums of integer
+// multiples of products of atoms), used to canonicalize shape expressions and to decide whether
+// two dims differ by a constant.
 #include <algorithm>
 #include <map>
 #include <sstream>
 
-#include "src/ir/op/op_families.h"
+#include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/prim_text.h"
 
 namespace pipesplit::ir {
-
-PrimExpr Int64(int64_t value) { return IntImm(value); }
-
-PrimExpr Add(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kAdd, a, b));
-}
-PrimExpr Sub(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kSub, a, b));
-}
-PrimExpr Mul(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kMul, a, b));
-}
-PrimExpr FloorDiv(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kFloorDiv, a, b));
-}
-PrimExpr Min(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kMin, a, b));
-}
-PrimExpr Max(const PrimExpr& a, const PrimExpr& b) {
-  return Simplify(MakeBinary(BinaryOp::kMax, a, b));
-}
-
-PrimExpr CeilDiv(const PrimExpr& a, int64_t b) {
-  if (b == 1) return a;
-  return FloorDiv(Add(a, Int64(b - 1)), Int64(b));
-}
-
-PrimExpr ShapeProduct(const std::vector<PrimExpr>& shape) {
-  PrimExpr out = Int64(1);
-  for (const PrimExpr& d : shape) out = Mul(out, d);
-  return out;
-}
-
 namespace {
 
 constexpr size_t kMaxTerms = 64;
@@ -258,5 +226,7 @@ bool KnownNonNegative(const PrimExpr& e) {
 }
 
 PrimExpr NormalizeArith(const PrimExpr& e) { return NormalizeDeep(e, 0); }
+
+PrimExpr CanonicalSimplify(const PrimExpr& e) { return NormalizeArith(e); }
 
 }  // namespace pipesplit::ir
