@@ -8,5 +8,4 @@ set(PIPESPLIT_PRINTER_SOURCES
   printer_names.cc
   printer_prim.cc
   printer_sinfo.cc
-  printer_tir.cc
-  printer_tir_expr.cc)
+  printer_tir.cc)

@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "pipesplit/ir/prim_text.h"
+#include "pipesplit/support/text.h"
 #include "src/script/printer_internal.h"
 
 namespace pipesplit::script::printer {
@@ -66,7 +68,7 @@ std::string Stop(const PrimExpr& min, const PrimExpr& extent) {
 
 std::string Attr(const ir::AttrValue& value) {
   if (const PrimExpr* e = value.as_prim_expr()) return TirExprText(*e);
-  if (const std::string* s = value.as_string()) return StrLiteral(*s);
+  if (const std::string* s = value.as_string()) return QuoteString(*s);
   if (const bool* b = value.as_bool()) return *b ? "True" : "False";
   if (const int64_t* i = value.as_int()) return std::to_string(*i);
   if (const double* d = value.as_float()) return FloatLiteral(*d);
@@ -77,7 +79,7 @@ std::string Attr(const ir::AttrValue& value) {
   }
   if (const ir::AttrMap* map = value.as_map()) {
     std::vector<std::string> items;
-    for (const auto& [k, v] : *map) items.push_back(StrLiteral(k) + ": " + Attr(v));
+    for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
     return "{" + Join(items) + "}";
   }
   return "None";
@@ -123,8 +125,8 @@ class TirPrinter {
 
 std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
   std::string out = b->name() + " = T.alloc_buffer(" + Shape(b->shape());
-  if (b->dtype() != DataType::Float(32)) out += ", " + StrLiteral(b->dtype().ToString());
-  if (b->scope() != "global") out += ", scope=" + StrLiteral(b->scope());
+  if (b->dtype() != DataType::Float(32)) out += ", " + QuoteString(b->dtype().ToString());
+  if (b->scope() != "global") out += ", scope=" + QuoteString(b->scope());
   return out + ")";
 }
 
@@ -148,7 +150,7 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
     const ir::Buffer* buffer = f.BufferOf(p.get());
     if (buffer != nullptr && inlined.count(buffer->get())) {
       params.push_back((*buffer)->name() + ": T.Buffer(" + Shape((*buffer)->shape()) + ", " +
-                       StrLiteral((*buffer)->dtype().ToString()) + ")");
+                       QuoteString((*buffer)->dtype().ToString()) + ")");
     } else {
       params.push_back(p->name() + ": T." + p->dtype().ToString());
     }
@@ -177,8 +179,8 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
       Line(Join(names) + " = " + Join(decls));
     }
     std::string line = b->name() + " = T.match_buffer(" + p->name() + ", " + Shape(b->shape());
-    if (b->dtype() != DataType::Float(32)) line += ", " + StrLiteral(b->dtype().ToString());
-    if (b->scope() != "global") line += ", scope=" + StrLiteral(b->scope());
+    if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
+    if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
     Line(line + ")");
   }
   if (IsImplicitRoot(*f.body())) {
@@ -254,7 +256,7 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
       std::vector<std::string> extents;
       for (const PrimExpr& e : n.extents()) extents.push_back(TirExprText(e));
       Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
-           StrLiteral(n.dtype().ToString()) + ", " + StrLiteral(n.scope()) + ")");
+           QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
       Stmt(n.body());
       return;
     }
@@ -262,8 +264,8 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
       const auto& n = static_cast<const ir::DeclBufferNode&>(*s);
       const ir::Buffer& b = n.buffer();
       std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
-      if (b->dtype() != DataType::Float(32)) line += ", " + StrLiteral(b->dtype().ToString());
-      if (b->scope() != "global") line += ", scope=" + StrLiteral(b->scope());
+      if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
+      if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
       Line(line + ")");
       Stmt(n.body());
       return;
@@ -314,7 +316,7 @@ void TirPrinter::For(const ir::ForNode& loop) {
         break;
       case ir::ForKind::kThreadBinding:
         fn = "T.thread_binding";
-        args += ", thread=" + StrLiteral(loop.thread_tag());
+        args += ", thread=" + QuoteString(loop.thread_tag());
         break;
     }
     if (!loop.annotations().empty()) args += ", annotations=" + AttrDict(loop.annotations());
@@ -375,7 +377,7 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
 
 void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
   const ir::BlockNode& b = *realize.block();
-  Line("with T.block(" + StrLiteral(b.name_hint()) + "):");
+  Line("with T.block(" + QuoteString(b.name_hint()) + "):");
   ++indent_;
   IterVars(b, realize.iter_values());
   if (!IsConst(realize.predicate(), 1)) Line("T.where(" + TirExprText(realize.predicate()) + ")");
@@ -390,7 +392,7 @@ void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
     std::string line = m.buffer->name() + " = T.match_buffer(" + Region(m.source) + ", " +
                        Shape(m.buffer->shape());
     if (m.buffer->dtype() != DataType::Float(32)) {
-      line += ", " + StrLiteral(m.buffer->dtype().ToString());
+      line += ", " + QuoteString(m.buffer->dtype().ToString());
     }
     Line(line + ")");
   }
@@ -403,6 +405,10 @@ void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
 }
 
 }  // namespace
+
+std::string TirExprText(const PrimExpr& e) {
+  return ir::FormatPrimExpr(e, ir::PrimTextOptions::Tir()).text;
+}
 
 std::string PrintTirFunction(const ir::PrimFuncNode& func) { return TirPrinter().Function(func); }
 

@@ -12,8 +12,8 @@ namespace pipesplit::script::printer {
 // a final newline.
 std::string PrintTirFunction(const ir::PrimFuncNode& func);
 
-// A PrimExpr as TVM prints it inside TIR: int32 literals plain, other immediates as
-// T.int64(4) / T.float16(7) / T.bool(True), buffer loads A[i, j].
+// A PrimExpr as TVM prints it inside TIR (ir::PrimTextOptions::Tir): int32 literals plain,
+// other immediates as T.int64(4) / T.float16(7) / T.bool(True), buffer loads A[i, j].
 std::string TirExprText(const ir::PrimExpr& e);
 
 }  // namespace pipesplit::script::printer
