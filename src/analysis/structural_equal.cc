@@ -8,8 +8,10 @@
 // order is the one StructuralHash uses, so equal structures hash alike.
 #include "pipesplit/analysis/structural_equal.h"
 
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/structural_comparer.h"
+#include "src/analysis/structural_tir.h"
 
 namespace pipesplit::analysis {
 namespace structural {
@@ -282,16 +284,19 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
         Step step(this, ".is_private");
         return FailBool(a.is_private(), b.is_private());
       }
-      if (a.name() != b.name() || a.text() != b.text()) {
+      // TIR compares structurally modulo renaming; a difference is shown on the printed text.
+      if (a.name() != b.name() || TirCanonicalForm(a) != TirCanonicalForm(b)) {
         Step step(this, ".text");
-        return Fail(FirstDifferingLine(a.text(), b.text(), true),
-                    FirstDifferingLine(a.text(), b.text(), false));
+        std::string ta = script::PrintExpr(l), tb = script::PrintExpr(r);
+        if (ta == tb) return Fail("TIR " + a.name(), "TIR " + b.name() + " (same text)");
+        return Fail(FirstDifferingLine(ta, tb, true), FirstDifferingLine(ta, tb, false));
       }
       return true;
     }
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       PS_UNREACHABLE();
   }
   return false;

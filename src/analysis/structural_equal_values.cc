@@ -105,9 +105,23 @@ bool Comparer::PrimEq(const PrimExpr& l, const PrimExpr& r, bool def) {
         }
         break;
       }
+      case NodeKind::kBufferLoad: {
+        // Only TIR bodies load from buffers, and PrimFuncs compare through their canonical form
+        // (structural_tir.h); outside them a load is the same only from the same buffer.
+        const auto* x = static_cast<const BufferLoadNode*>(a);
+        const auto* y = static_cast<const BufferLoadNode*>(b);
+        if (x->buffer() != y->buffer() || x->indices().size() != y->indices().size()) {
+          return Fail(l, r);
+        }
+        for (size_t i = x->indices().size(); i-- > 0;) {
+          stack.emplace_back(x->indices()[i].get(), y->indices()[i].get());
+        }
+        break;
+      }
       PIPESPLIT_STRUCT_INFO_KINDS:
       PIPESPLIT_EXPR_KINDS:
       PIPESPLIT_BINDING_KINDS:
+      PIPESPLIT_TIR_KINDS:
         PS_UNREACHABLE();
     }
   }
@@ -201,6 +215,7 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       PS_UNREACHABLE();
   }
   return false;

@@ -11,6 +11,7 @@
 #include "pipesplit/analysis/structural_equal.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/attr_canon.h"
+#include "src/analysis/structural_tir.h"
 
 namespace pipesplit::analysis {
 namespace {
@@ -125,9 +126,18 @@ class Hasher {
           for (size_t i = n->args().size(); i-- > 0;) stack.push_back(n->args()[i].get());
           break;
         }
+        case NodeKind::kBufferLoad: {
+          // As in the comparer: loads occur in TIR bodies, which hash through their canonical
+          // form; here the buffer counts by its dtype and rank only.
+          const auto* n = static_cast<const BufferLoadNode*>(e);
+          Add(n->indices().size());
+          for (size_t i = n->indices().size(); i-- > 0;) stack.push_back(n->indices()[i].get());
+          break;
+        }
         PIPESPLIT_STRUCT_INFO_KINDS:
         PIPESPLIT_EXPR_KINDS:
         PIPESPLIT_BINDING_KINDS:
+        PIPESPLIT_TIR_KINDS:
           PS_UNREACHABLE();
       }
     }
@@ -189,6 +199,7 @@ class Hasher {
       PIPESPLIT_PRIM_EXPR_KINDS:
       PIPESPLIT_EXPR_KINDS:
       PIPESPLIT_BINDING_KINDS:
+      PIPESPLIT_TIR_KINDS:
         PS_UNREACHABLE();
     }
   }
@@ -391,11 +402,12 @@ class Hasher {
         const auto& n = static_cast<const PrimFuncNode&>(*e);
         Add(n.is_private());
         Add(HashString(n.name()));
-        return Add(HashString(n.text()));
+        return Add(HashString(TirCanonicalForm(n)));
       }
       PIPESPLIT_PRIM_EXPR_KINDS:
       PIPESPLIT_STRUCT_INFO_KINDS:
       PIPESPLIT_BINDING_KINDS:
+      PIPESPLIT_TIR_KINDS:
         PS_UNREACHABLE();
     }
   }

@@ -91,6 +91,7 @@ bool ProvablyIncompatible(const StructInfo& annotated, const StructInfo& inferre
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();
@@ -129,6 +130,7 @@ std::string KindPhrase(const Expr& expr) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return "a leaf expression";
   }
   PS_UNREACHABLE();
@@ -231,10 +233,12 @@ void WellFormedChecker::CheckExpr(const Expr& expr, Span context) {
     case NodeKind::kStringImm:
     case NodeKind::kDataTypeImm:
     case NodeKind::kOp:
+      break;
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:  // StringImm, DataTypeImm, Op
-      break;
+    PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
+      PS_UNREACHABLE();
   }
   --depth_;
 }
@@ -397,6 +401,7 @@ void WellFormedChecker::DefineTirVars(const StructInfo& sinfo, Span context, int
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
 }
@@ -443,6 +448,7 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
 }

@@ -116,9 +116,13 @@ PrimExpr SimplifyNode(const PrimExpr& e) {
   return s;
 }
 
-// Structural equality of simplified expressions; vars by identity.
-bool SameStructure(const PrimExpr& a, const PrimExpr& b) {
+}  // namespace
+
+PrimExpr Simplify(const PrimExpr& e) { return SimplifyNode(e); }
+
+bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
   if (a == b) return true;
+  if (a == nullptr || b == nullptr) return false;
   if (a->kind() != b->kind() || a->dtype() != b->dtype()) return false;
   switch (a->kind()) {
     case NodeKind::kIntImm:
@@ -132,43 +136,47 @@ bool SameStructure(const PrimExpr& a, const PrimExpr& b) {
     case NodeKind::kBinary: {
       const auto* x = static_cast<const BinaryNode*>(a.get());
       const auto* y = static_cast<const BinaryNode*>(b.get());
-      return x->op() == y->op() && SameStructure(x->a(), y->a()) && SameStructure(x->b(), y->b());
+      return x->op() == y->op() && ExprDeepEqual(x->a(), y->a()) && ExprDeepEqual(x->b(), y->b());
     }
     case NodeKind::kPrimCall: {
       const auto* x = static_cast<const PrimCallNode*>(a.get());
       const auto* y = static_cast<const PrimCallNode*>(b.get());
       if (x->name() != y->name() || x->args().size() != y->args().size()) return false;
       for (size_t i = 0; i < x->args().size(); ++i) {
-        if (!SameStructure(x->args()[i], y->args()[i])) return false;
+        if (!ExprDeepEqual(x->args()[i], y->args()[i])) return false;
       }
       return true;
     }
+    case NodeKind::kBufferLoad:
+      if (static_cast<const BufferLoadNode*>(a.get())->buffer() !=
+          static_cast<const BufferLoadNode*>(b.get())->buffer()) {
+        return false;
+      }
+      [[fallthrough]];
     case NodeKind::kNot:
     case NodeKind::kCast:
-    case NodeKind::kSelect:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS : {
+    case NodeKind::kSelect: {
       std::vector<PrimExpr> ca, cb;
       ForEachChild(a, [&](const PrimExpr& c) { ca.push_back(c); });
       ForEachChild(b, [&](const PrimExpr& c) { cb.push_back(c); });
       if (ca.size() != cb.size()) return false;
       for (size_t i = 0; i < ca.size(); ++i) {
-        if (!SameStructure(ca[i], cb[i])) return false;
+        if (!ExprDeepEqual(ca[i], cb[i])) return false;
       }
       return true;
     }
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
+      break;
   }
   PS_UNREACHABLE();
 }
 
-}  // namespace
-
-PrimExpr Simplify(const PrimExpr& e) { return SimplifyNode(e); }
-
 bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b) {
   if (a == b) return true;
-  if (SameStructure(Simplify(a), Simplify(b))) return true;
+  if (ExprDeepEqual(Simplify(a), Simplify(b))) return true;
   return ConstDifference(a, b) == 0;
 }
 

@@ -257,6 +257,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       PS_CHECK(expr->struct_info() != nullptr)
           << "node of kind " << static_cast<int>(expr->kind()) << " has no struct info";
       return expr;

@@ -61,11 +61,16 @@ FunctionNode::FunctionNode(std::vector<Var> params, Expr body, StructInfo ret_st
       is_pure_(is_pure),
       attrs_(std::move(attrs)) {}
 
-PrimFuncNode::PrimFuncNode(std::string name, std::string text, bool is_private, Span span)
+PrimFuncNode::PrimFuncNode(Fields fields, Span span)
     : ExprNode(NodeKind::kPrimFunc, Make<FuncSInfoNode>(std::nullopt, ObjectSInfo(), false), span),
-      name_(std::move(name)),
-      text_(std::move(text)),
-      is_private_(is_private) {}
+      f_(std::move(fields)) {}
+
+const Buffer* PrimFuncNode::BufferOf(const TirVarNode* param) const {
+  for (const auto& [var, buffer] : f_.buffer_map) {
+    if (var.get() == param) return &buffer;
+  }
+  return nullptr;
+}
 
 bool IsLeafExpr(const Expr& e) {
   switch (e->kind()) {
@@ -90,6 +95,7 @@ bool IsLeafExpr(const Expr& e) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();

@@ -45,6 +45,7 @@ void ExprVisitor::VisitExpr(const Expr& expr) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       PS_UNREACHABLE();
   }
 }
@@ -97,6 +98,7 @@ void ExprVisitor::VisitStructInfo(const StructInfo& sinfo) {
         PIPESPLIT_PRIM_EXPR_KINDS:
         PIPESPLIT_EXPR_KINDS:
         PIPESPLIT_BINDING_KINDS:
+        PIPESPLIT_TIR_KINDS:
           break;
       }
     }
@@ -189,6 +191,7 @@ Expr ExprMutator::VisitExpr(const Expr& expr) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       PS_UNREACHABLE();
   }
   return expr;
@@ -260,6 +263,7 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
         PIPESPLIT_PRIM_EXPR_KINDS:
         PIPESPLIT_EXPR_KINDS:
         PIPESPLIT_BINDING_KINDS:
+        PIPESPLIT_TIR_KINDS:
           return s;
       }
       PS_UNREACHABLE();

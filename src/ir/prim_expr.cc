@@ -111,10 +111,12 @@ void VisitTirVarsAt(const PrimExpr& e, const std::function<void(const TirVar&)>&
     case NodeKind::kNot:
     case NodeKind::kCast:
     case NodeKind::kSelect:
+    case NodeKind::kBufferLoad:
     case NodeKind::kPrimCall:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
   if (depth >= kMaxRecursion) {

@@ -2,9 +2,12 @@
 // printer shows an operator in its function form.
 #include "pipesplit/ir/prim_text.h"
 
+#include <cmath>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "pipesplit/ir/tir.h"
 #include "pipesplit/support/text.h"
 
 namespace pipesplit::ir {
@@ -122,6 +125,14 @@ bool WouldFold(const BinaryNode& n) {
   }
 }
 
+// A float immediate's digits inside TIR: %.17g ("7", "0.0001"), non-finite values quoted.
+std::string TirFloatDigits(double value) {
+  if (!std::isfinite(value)) return FloatLiteral(value);
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.17g", value);
+  return buf;
+}
+
 std::string Parenthesize(std::string text, bool wrap) { return wrap ? "(" + text + ")" : text; }
 
 class PrimTextWriter {
@@ -137,7 +148,19 @@ class PrimTextWriter {
         return {IntText(static_cast<const IntImmNode&>(*e)), kPrimPrecAtom};
       case NodeKind::kFloatImm: {
         const auto& n = static_cast<const FloatImmNode&>(*e);
-        return Tir(n.dtype().ToString() + "(" + FloatLiteral(n.value()) + ")");
+        std::string digits =
+            options_.tir_float_digits ? TirFloatDigits(n.value()) : FloatLiteral(n.value());
+        return Tir(n.dtype().ToString() + "(" + digits + ")");
+      }
+      case NodeKind::kBufferLoad: {
+        const auto& n = static_cast<const BufferLoadNode&>(*e);
+        std::string out = n.buffer()->name() + "[";
+        for (size_t i = 0; i < n.indices().size(); ++i) {
+          if (i > 0) out += ", ";
+          out += Write(n.indices()[i]).text;
+        }
+        out += n.indices().empty() ? "()]" : "]";
+        return {std::move(out), kPrimPrecAtom};
       }
       case NodeKind::kTirVar: {
         const auto& n = static_cast<const TirVarNode&>(*e);
@@ -178,6 +201,7 @@ class PrimTextWriter {
       PIPESPLIT_STRUCT_INFO_KINDS:
       PIPESPLIT_EXPR_KINDS:
       PIPESPLIT_BINDING_KINDS:
+      PIPESPLIT_TIR_KINDS:
         return {"<?>", kPrimPrecAtom};
     }
     PS_UNREACHABLE();
@@ -239,6 +263,15 @@ PrimTextOptions PrimTextOptions::Diagnostic(TirVarNamer var_name) {
   options.var_name = std::move(var_name);
   options.bare_int_dtype = DataType::Int(64);
   options.fold_call_form = false;
+  return options;
+}
+
+PrimTextOptions PrimTextOptions::Tir(TirVarNamer var_name) {
+  PrimTextOptions options;
+  options.var_name = std::move(var_name);
+  options.bare_int_dtype = DataType::Int(32);
+  options.fold_call_form = false;
+  options.tir_float_digits = true;
   return options;
 }
 

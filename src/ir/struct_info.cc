@@ -95,6 +95,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return sinfo;
   }
   PS_UNREACHABLE();
@@ -139,6 +140,7 @@ void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
 }
@@ -217,6 +219,7 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();
@@ -271,6 +274,7 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return sinfo;
   }
   PS_UNREACHABLE();

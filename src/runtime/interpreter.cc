@@ -279,6 +279,7 @@ Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       throw RuntimeError("cannot evaluate this expression");
   }
   PS_UNREACHABLE();

@@ -68,6 +68,7 @@ void BindBare(const Interpreter& interp, const Value& value, const ir::StructInf
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
 }
@@ -168,6 +169,7 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return;
   }
 }
@@ -213,9 +215,12 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
       }
       throw RuntimeError("cannot evaluate T." + c.name() + " at run time");
     }
+    case ir::NodeKind::kBufferLoad:
+      throw RuntimeError("a buffer load is not a symbolic expression of a Relax program");
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       throw RuntimeError("cannot evaluate this symbolic expression");
   }
   PS_UNREACHABLE();

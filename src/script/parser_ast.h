@@ -132,7 +132,8 @@ enum class PyStmtKind : uint8_t {
   kFunctionDef,  // decorators def name[type_params](params) -> returns: body
   kClassDef,     // decorators class name(bases): body
   kImport,       // import / from ... import ...
-  kOpaqueDef,    // a def whose body is kept as text (@T.prim_func, @I.pyfunc)
+  kOpaqueDef,    // @I.pyfunc (body kept as text) or @T.prim_func (params and body parsed as TIR)
+  kFor,          // for target in value: body (only inside a @T.prim_func)
   kUnsupported,  // for / while / try / ... (text = keyword), reported by the lowering
 };
 
@@ -165,7 +166,8 @@ struct PyStmt {
   // kImport: `from <module> import <names>` or `import <names>`; kUnsupported: the keyword.
   std::string_view text;
   std::vector<std::string_view> names;
-  // kOpaqueDef: the kept text [text_begin, text_end) of the file.
+  // kOpaqueDef: the text [text_begin, text_end) of the file (for @T.prim_func: the def only;
+  // `params` and `body` hold its parsed signature and body).
   uint32_t text_begin = 0;
   uint32_t text_end = 0;
 };

@@ -45,6 +45,7 @@ bool IsLeafOrTuple(const ir::Expr& e) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();

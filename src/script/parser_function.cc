@@ -323,6 +323,7 @@ void Lowerer::LowerStatement(const PyStmt* stmt, bool top_level, ir::Expr* ret) 
       Error(span, "classes are only allowed at module level");
     case PyStmtKind::kImport:
       Error(span, "imports are not allowed inside a function");
+    case PyStmtKind::kFor:
     case PyStmtKind::kUnsupported:
       break;
   }

@@ -3,12 +3,13 @@
 // Like TVM's IR-module parser, members are handled in three passes: statements that are not
 // functions (I.module_attrs, I.module_global_infos, `name = R.ExternFunc(...)`), then a
 // declaration of every function (a GlobalVar with the signature as FuncSInfo, so `cls.f`
-// resolves in any order), then the bodies. @T.prim_func members are kept as text.
+// resolves in any order), then the bodies. @T.prim_func members are lowered to TIR (parser_tir.h).
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/lexer.h"
 #include "src/script/parser_lower.h"
 #include "src/script/parser_syntax.h"
+#include "src/script/parser_tir.h"
 
 namespace pipesplit::script {
 namespace {
@@ -383,10 +384,7 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
     }
   }
   std::string name(def->name);
-  std::string text = file_.text().substr(def->text_begin, def->text_end - def->text_begin);
-  auto func = ir::Make<ir::PrimFuncNode>(name, std::move(text), is_private,
-                                         SpanOf(def->text_begin, def->text_end));
-  module_.Add(globals_.at(name), func);
+  module_.Add(globals_.at(name), LowerTirFunction(file_, def, is_private));
 }
 
 void Lowerer::LowerPyFunc(const PyStmt* def) {

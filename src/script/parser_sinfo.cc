@@ -326,6 +326,7 @@ bool Lowerer::StaticallyIncompatible(const ir::StructInfo& annotation,
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();
@@ -383,6 +384,7 @@ bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();

@@ -3,8 +3,9 @@
 // Recursive descent with Python's precedence levels. Recursion follows the input's nesting,
 // which the lexer caps for brackets and indentation; the remaining recursive forms (unary
 // operators, lambdas, conditional expressions) and the depth of every built node are capped
-// at max_depth here. Function definitions decorated with @T.prim_func or @I.pyfunc are not
-// parsed: their text is kept (kOpaqueDef) from the decorator to the end of the body.
+// at max_depth here. Function definitions decorated with @I.pyfunc are not parsed: their text
+// is kept (kOpaqueDef) from the decorator to the end of the body. @T.prim_func definitions are
+// kOpaqueDef too, but parsed, with `for` statements allowed in their bodies.
 #ifndef PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
 #define PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
 
@@ -57,6 +58,8 @@ class SyntaxParser {
   PyStmt* ParseFunctionDef(uint32_t begin, std::vector<PyExpr*> decorators);
   PyStmt* ParseClassDef(uint32_t begin, std::vector<PyExpr*> decorators);
   PyStmt* ParseOpaqueDef(uint32_t begin, std::vector<PyExpr*> decorators);
+  PyStmt* ParsePrimFuncDef(uint32_t begin, std::vector<PyExpr*> decorators);
+  PyStmt* ParseFor();
   PyStmt* ParseImport();
   std::vector<PyParam> ParseParams();
   std::vector<PyParam> ParseTypeParams();
@@ -110,6 +113,7 @@ class SyntaxParser {
   size_t pos_ = 0;
   uint32_t prev_end_ = 0;  // end of the last consumed name/number/string/punct token
   int recursion_ = 0;
+  int prim_func_depth_ = 0;  // > 0 while parsing a @T.prim_func body
 };
 
 enum class IntLiteralStatus : uint8_t { kOk, kOverflow, kInvalid };

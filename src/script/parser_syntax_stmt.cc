@@ -26,6 +26,18 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// Whether the decorators mark a TIR function (and not an @I.pyfunc).
+bool IsPrimFuncDecorator(const std::vector<PyExpr*>& decorators) {
+  bool prim = false;
+  for (const PyExpr* d : decorators) {
+    const PyExpr* callee = d->kind == PyExprKind::kCall ? d->items[0] : d;
+    std::string name = DottedName(callee);
+    if (name == "pyfunc" || EndsWith(name, ".pyfunc")) return false;
+    prim |= name == "prim_func" || EndsWith(name, ".prim_func");
+  }
+  return prim;
+}
+
 }  // namespace
 
 void SyntaxParser::ParseFile() {
@@ -62,6 +74,10 @@ void SyntaxParser::ParseStatement(std::vector<PyStmt*>* out) {
     }
     if (kw == "class") {
       out->push_back(ParseClassDef(t.begin, {}));
+      return;
+    }
+    if (kw == "for" && prim_func_depth_ > 0) {
+      out->push_back(ParseFor());
       return;
     }
     if (kw == "for" || kw == "while" || kw == "try" || kw == "async") {
@@ -203,6 +219,9 @@ PyStmt* SyntaxParser::ParseDecorated() {
   bool opaque = false;
   for (const PyExpr* d : decorators) opaque |= IsOpaqueDecorator(d);
   if (AtKeyword("def")) {
+    if (opaque && IsPrimFuncDecorator(decorators)) {
+      return ParsePrimFuncDef(begin, std::move(decorators));
+    }
     if (opaque) return ParseOpaqueDef(begin, std::move(decorators));
     return ParseFunctionDef(begin, std::move(decorators));
   }
@@ -341,6 +360,49 @@ PyStmt* SyntaxParser::ParseOpaqueDef(uint32_t begin, std::vector<PyExpr*> decora
   s->text_begin = begin;
   s->text_end = text_end;
   s->end = text_end;
+  return s;
+}
+
+PyStmt* SyntaxParser::ParsePrimFuncDef(uint32_t begin, std::vector<PyExpr*> decorators) {
+  PyStmt* s = tree_->NewStmt(PyStmtKind::kOpaqueDef);
+  s->begin = begin;
+  s->decorators = std::move(decorators);
+  Next();  // 'def'
+  s->name_begin = Peek().begin;
+  s->name = ExpectName("a function name");
+  s->params = ParseParams();
+  if (AcceptPunct(Punct::kArrow)) s->returns = ParseTest();
+  ExpectPunct(Punct::kColon);
+  ++prim_func_depth_;
+  s->body = ParseSuite();
+  --prim_func_depth_;
+  s->text_begin = begin;
+  s->text_end = prev_end_;
+  s->end = prev_end_;
+  return s;
+}
+
+PyStmt* SyntaxParser::ParseFor() {
+  PyStmt* s = tree_->NewStmt(PyStmtKind::kFor);
+  s->begin = Next().begin;  // 'for'
+  uint32_t target_begin = Peek().begin;
+  std::vector<PyExpr*> targets;
+  bool comma = false;
+  while (true) {
+    targets.push_back(ParseAtomExpr());
+    if (!AcceptPunct(Punct::kComma)) break;
+    comma = true;
+    if (AtKeyword("in")) break;
+  }
+  s->target = targets.size() == 1 && !comma
+                  ? targets[0]
+                  : NewNode(PyExprKind::kTuple, PyOp::kNone, targets, target_begin, prev_end_);
+  if (!AtKeyword("in")) ExpectedError("'in'");
+  Next();
+  s->value = ParseTestList();
+  ExpectPunct(Punct::kColon);
+  s->end = prev_end_;
+  s->body = ParseSuite();
   return s;
 }
 

@@ -169,6 +169,7 @@ std::string Printer::Expr(const ir::Expr& expr) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       // If / SeqExpr / Function only occur as statements; TVM cannot print them inline.
       return config_.one_line ? Summary(expr) : "<unprintable>";
   }

@@ -5,6 +5,7 @@
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/script/printer.h"
 #include "src/script/printer_internal.h"
+#include "src/script/printer_tir.h"
 
 namespace pipesplit::script {
 namespace printer {
@@ -36,7 +37,7 @@ void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>*
   usage_ |= kUseTir;
   StmtDoc doc;
   doc.kind = StmtDoc::Kind::kVerbatim;
-  doc.text = func.text();
+  doc.text = PrintTirFunction(func);
   out->push_back(std::move(doc));
 }
 

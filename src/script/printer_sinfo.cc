@@ -1,6 +1,7 @@
 // Printer: struct info (R.Tensor, R.Shape, R.Tuple, R.Object / R.Any, R.Prim / T.int64,
 // R.Callable) and binding annotations, hidden for R.call_tir / R.call_dps_packed when the
 // var's struct info is exactly the declared output (TVM's StructInfoAsAnn).
+#include "pipesplit/ir/arith.h"
 #include "src/script/printer_internal.h"
 
 namespace pipesplit::script::printer {
@@ -10,57 +11,15 @@ using ir::NodeKind;
 using ir::PrimExpr;
 using ir::StructInfo;
 
-// Structural equality of PrimExprs, symbolic vars by identity (TVM's StructuralEqual on
-// struct info, whose symbolic vars are free).
-bool PrimEqual(const PrimExpr& a, const PrimExpr& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind() != b->kind() || !(a->dtype() == b->dtype())) return false;
-  switch (a->kind()) {
-    case NodeKind::kIntImm:
-      return ir::As<ir::IntImmNode>(a)->value() == ir::As<ir::IntImmNode>(b)->value();
-    case NodeKind::kFloatImm:
-      return ir::As<ir::FloatImmNode>(a)->value() == ir::As<ir::FloatImmNode>(b)->value();
-    case NodeKind::kTirVar:
-      return false;  // distinct nodes
-    case NodeKind::kBinary: {
-      const auto* x = ir::As<ir::BinaryNode>(a);
-      const auto* y = ir::As<ir::BinaryNode>(b);
-      return x->op() == y->op() && PrimEqual(x->a(), y->a()) && PrimEqual(x->b(), y->b());
-    }
-    case NodeKind::kNot:
-      return PrimEqual(ir::As<ir::NotNode>(a)->a(), ir::As<ir::NotNode>(b)->a());
-    case NodeKind::kCast:
-      return PrimEqual(ir::As<ir::CastNode>(a)->value(), ir::As<ir::CastNode>(b)->value());
-    case NodeKind::kSelect: {
-      const auto* x = ir::As<ir::SelectNode>(a);
-      const auto* y = ir::As<ir::SelectNode>(b);
-      return PrimEqual(x->cond(), y->cond()) && PrimEqual(x->true_value(), y->true_value()) &&
-             PrimEqual(x->false_value(), y->false_value());
-    }
-    case NodeKind::kPrimCall: {
-      const auto* x = ir::As<ir::PrimCallNode>(a);
-      const auto* y = ir::As<ir::PrimCallNode>(b);
-      if (x->name() != y->name() || x->args().size() != y->args().size()) return false;
-      for (size_t i = 0; i < x->args().size(); ++i) {
-        if (!PrimEqual(x->args()[i], y->args()[i])) return false;
-      }
-      return true;
-    }
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-      return false;
-  }
-  PS_UNREACHABLE();
-}
-
+// Equality of dims lists: ir::ExprDeepEqual per dim, symbolic vars by identity (TVM's
+// StructuralEqual on struct info, whose symbolic vars are free).
 bool PrimsEqual(const std::optional<std::vector<PrimExpr>>& a,
                 const std::optional<std::vector<PrimExpr>>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
   if (a->size() != b->size()) return false;
   for (size_t i = 0; i < a->size(); ++i) {
-    if (!PrimEqual((*a)[i], (*b)[i])) return false;
+    if (!ir::ExprDeepEqual((*a)[i], (*b)[i])) return false;
   }
   return true;
 }
@@ -76,7 +35,7 @@ bool SInfoEqual(const StructInfo& a, const StructInfo& b) {
       const auto* y = ir::As<ir::PrimSInfoNode>(b);
       if (!(x->dtype() == y->dtype())) return false;
       if (!x->value() || !y->value()) return !x->value() && !y->value();
-      return PrimEqual(x->value(), y->value());
+      return ir::ExprDeepEqual(x->value(), y->value());
     }
     case NodeKind::kShapeSInfo: {
       const auto* x = ir::As<ir::ShapeSInfoNode>(a);
@@ -115,6 +74,7 @@ bool SInfoEqual(const StructInfo& a, const StructInfo& b) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return false;
   }
   PS_UNREACHABLE();
@@ -230,6 +190,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return "R.Object";
   }
   PS_UNREACHABLE();

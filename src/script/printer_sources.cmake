@@ -8,4 +8,5 @@ set(PIPESPLIT_PRINTER_SOURCES
   printer_module.cc
   printer_names.cc
   printer_prim.cc
-  printer_sinfo.cc)
+  printer_sinfo.cc
+  printer_tir.cc)

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "tests/analysis/test_ir.h"
+#include "tests/ir/tir_test_util.h"
 
 namespace pipesplit::analysis {
 namespace {
@@ -472,18 +473,16 @@ TEST(StructuralEqualTest, PrimFuncsCompareByTextAndExternsBySymbol) {
     mod.Add(GV("k", member), member);
     return mod;
   };
-  auto prim = [](std::string text, bool is_private = false) {
-    return ir::Make<PrimFuncNode>("k", std::move(text), is_private);
+  auto prim = [](int value, bool is_private = false) {
+    return pipesplit::testing::EvaluatePrimFunc("k", is_private, value);
   };
-  EXPECT_TRUE(StructuralEqual(with(prim("@T.prim_func\ndef k():\n    pass")),
-                              with(prim("@T.prim_func\ndef k():\n    pass"))));
-  ExpectDiff(with(prim("@T.prim_func\ndef k():\n    T.evaluate(0)")),
-             with(prim("@T.prim_func\ndef k():\n    T.evaluate(1)")), "k.text",
-             "line 3:     T.evaluate(0)", "line 3:     T.evaluate(1)");
-  ExpectDiff(with(prim("x", false)), with(prim("x", true)), "k.is_private", "False", "True");
+  EXPECT_TRUE(StructuralEqual(with(prim(0)), with(prim(0))));
+  ExpectDiff(with(prim(0)), with(prim(1)), "k.text", "line 3:     T.evaluate(0)",
+             "line 3:     T.evaluate(1)");
+  ExpectDiff(with(prim(0, false)), with(prim(0, true)), "k.is_private", "False", "True");
   ExpectDiff(with(ir::Make<ExternFuncNode>("a")), with(ir::Make<ExternFuncNode>("b")), "k",
              "R.ExternFunc(\"a\")", "R.ExternFunc(\"b\")");
-  ExpectDiff(with(prim("x")), with(ir::Make<ExternFuncNode>("b")), "k", "T.prim_func k",
+  ExpectDiff(with(prim(0)), with(ir::Make<ExternFuncNode>("b")), "k", "T.prim_func k",
              "R.ExternFunc(\"b\")");
 }
 

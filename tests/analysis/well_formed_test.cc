@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/analysis/well_formed_test_util.h"
+#include "tests/ir/tir_test_util.h"
 
 namespace pipesplit::analysis {
 namespace {
@@ -22,7 +23,7 @@ TEST(WellFormedTest, AcceptsATypicalModule) {
   // main(x: (n, 4), y: (n, 4)): dataflow add chain, match_cast, if/else, call_tir, a local
   // recursive function, and a pure call of an impure-free helper.
   IRModule mod;
-  auto prim = ir::Make<PrimFuncNode>("kernel", "@T.prim_func\ndef kernel(): pass", false);
+  auto prim = pipesplit::testing::EvaluatePrimFunc("kernel");
   GlobalVar kernel = GV("kernel", prim);
   mod.Add(kernel, prim);
 
@@ -381,7 +382,7 @@ TEST(WellFormedTest, NoIfInsideDataflowBlocks) {
 
 TEST(WellFormedTest, NoPrimFunctionsInsideRelaxFunctions) {
   Var x = V("x", F32({4}));
-  auto prim = ir::Make<PrimFuncNode>("k", "@T.prim_func\ndef k(): pass", false, At(3, 13));
+  auto prim = pipesplit::testing::EvaluatePrimFunc("k", false, 0, At(3, 13));
   Var k = V("k", prim->struct_info());
   Function f = Func({x}, Seq({Block({Bind(k, prim)})}, x));
   EXPECT_THAT(Check(Main(f)),

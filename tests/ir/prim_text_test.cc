@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/tir.h"
 #include "pipesplit/script/printer.h"
 
 namespace pipesplit::ir {
@@ -85,6 +86,25 @@ TEST(PrimTextTest, ReportsTirUsePrecedenceAndNamesVarsInOrder) {
   EXPECT_FALSE(r.uses_tir);
   EXPECT_EQ(asked, (std::vector<std::string>{"m", "n", "n"}));
   EXPECT_TRUE(FormatPrimExpr(Bin(BinaryOp::kMin, n, m), options).uses_tir);
+}
+
+TEST(PrimTextTest, TirContext) {
+  auto tir = [](const PrimExpr& e) { return FormatPrimExpr(e, PrimTextOptions::Tir()).text; };
+  TirVar i = MakeTirVar("i");
+  Buffer a = MakeBuffer("A", DataType::Float(16), {IntImm(8)});
+  PrimExpr load = Make<BufferLoadNode>(a, std::vector<PrimExpr>{i});
+  EXPECT_EQ(tir(IntImm(5, DataType::Int(32))), "5");
+  EXPECT_EQ(tir(IntImm(5)), "T.int64(5)");
+  EXPECT_EQ(tir(BoolImm(true)), "T.bool(True)");
+  EXPECT_EQ(tir(FloatImm(7, DataType::Float(16))), "T.float16(7)");
+  EXPECT_EQ(tir(FloatImm(1e-06)), "T.float32(9.9999999999999995e-07)");
+  // Operators as the node holds them, even where TVM's constructor would fold.
+  EXPECT_EQ(tir(Bin(BinaryOp::kAdd, IntImm(1), IntImm(2))), "T.int64(1) + T.int64(2)");
+  EXPECT_EQ(tir(Bin(BinaryOp::kFloorDiv, i, IntImm(8))), "i // T.int64(8)");
+  EXPECT_EQ(tir(Bin(BinaryOp::kMul, load, FloatImm(2, DataType::Float(16)))),
+            "A[i] * T.float16(2)");
+  Buffer scalar = MakeBuffer("B", DataType::Float(32), {});
+  EXPECT_EQ(tir(Make<BufferLoadNode>(scalar, std::vector<PrimExpr>{})), "B[()]");
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ PrimExpr CanonicalSimplify(const PrimExpr& e);
 // normalizes to the constant 0 (vars by identity).
 bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b);
 
+// Whether a and b are the same expression tree (no simplification): same kinds, dtypes, values
+// and operators, the same vars and buffers by identity. Null equals only null.
+bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b);
+
 // ---- Constant-folded construction (what inference rules build shapes with) ----
 
 PrimExpr Int64(int64_t value);

@@ -15,6 +15,7 @@
 #include "pipesplit/ir/node.h"
 #include "pipesplit/ir/prim_expr.h"
 #include "pipesplit/ir/struct_info.h"
+#include "pipesplit/ir/tir.h"
 
 namespace pipesplit::ir {
 
@@ -287,21 +288,32 @@ class FunctionNode : public ExprNode {
 };
 using Function = Ptr<FunctionNode>;
 
-// A TIR function kept as opaque source text (decorator line through the end of its body,
-// exactly as read, without the final newline), re-emitted byte for byte. `name` is its
-// module-level name, callable from R.call_tir through its GlobalVar.
+// A TIR function (@T.prim_func). `name` is its module-level name, callable from R.call_tir
+// through its GlobalVar. Params are vars (handles or scalars); `buffer_map` binds handle params
+// to the buffers they carry (T.Buffer annotations and T.match_buffer), in param order.
 class PrimFuncNode : public ExprNode {
  public:
   PIPESPLIT_NODE_KIND(kPrimFunc)
-  PrimFuncNode(std::string name, std::string text, bool is_private, Span span = {});
-  const std::string& name() const { return name_; }
-  const std::string& text() const { return text_; }
-  bool is_private() const { return is_private_; }
+  struct Fields {
+    std::string name;
+    std::vector<TirVar> params;
+    std::vector<std::pair<TirVar, Buffer>> buffer_map;
+    Stmt body;
+    AttrMap attrs;  // T.func_attr
+    bool is_private = false;
+  };
+  explicit PrimFuncNode(Fields fields, Span span = {});
+  const std::string& name() const { return f_.name; }
+  const std::vector<TirVar>& params() const { return f_.params; }
+  const std::vector<std::pair<TirVar, Buffer>>& buffer_map() const { return f_.buffer_map; }
+  // The buffer bound to `param`, or null.
+  const Buffer* BufferOf(const TirVarNode* param) const;
+  const Stmt& body() const { return f_.body; }
+  const AttrMap& attrs() const { return f_.attrs; }
+  bool is_private() const { return f_.is_private; }
 
  private:
-  std::string name_;
-  std::string text_;
-  bool is_private_;
+  Fields f_;
 };
 using PrimFunc = Ptr<PrimFuncNode>;
 

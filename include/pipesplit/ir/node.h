@@ -24,6 +24,7 @@ enum class NodeKind : uint8_t {
   kNot,
   kCast,
   kSelect,
+  kBufferLoad,
   kPrimCall,
   // StructInfo.
   kObjectSInfo,
@@ -54,6 +55,18 @@ enum class NodeKind : uint8_t {
   kVarBinding,
   kMatchCast,
   kBindingBlock,
+  // TIR buffers and statements (tir.h). Keep kFor..kDeclBuffer contiguous (StmtNode::ClassOf).
+  kBuffer,
+  kFor,
+  kBlock,
+  kBlockRealize,
+  kSeqStmt,
+  kBufferStore,
+  kLetStmt,
+  kIfThenElse,
+  kEvaluate,
+  kAllocate,
+  kDeclBuffer,
 };
 
 class Node {
@@ -108,14 +121,15 @@ bool Is(const Ptr<U>& node) {
 // Case labels of every kind of one node family. A switch over node kinds has no `default:`:
 // it handles each kind of its own family and lists the other families with these macros (as
 // unreachable), so -Wswitch reports every switch that a new kind is missing from.
-#define PIPESPLIT_PRIM_EXPR_KINDS            \
-  case ::pipesplit::ir::NodeKind::kIntImm:   \
-  case ::pipesplit::ir::NodeKind::kFloatImm: \
-  case ::pipesplit::ir::NodeKind::kTirVar:   \
-  case ::pipesplit::ir::NodeKind::kBinary:   \
-  case ::pipesplit::ir::NodeKind::kNot:      \
-  case ::pipesplit::ir::NodeKind::kCast:     \
-  case ::pipesplit::ir::NodeKind::kSelect:   \
+#define PIPESPLIT_PRIM_EXPR_KINDS              \
+  case ::pipesplit::ir::NodeKind::kIntImm:     \
+  case ::pipesplit::ir::NodeKind::kFloatImm:   \
+  case ::pipesplit::ir::NodeKind::kTirVar:     \
+  case ::pipesplit::ir::NodeKind::kBinary:     \
+  case ::pipesplit::ir::NodeKind::kNot:        \
+  case ::pipesplit::ir::NodeKind::kCast:       \
+  case ::pipesplit::ir::NodeKind::kSelect:     \
+  case ::pipesplit::ir::NodeKind::kBufferLoad: \
   case ::pipesplit::ir::NodeKind::kPrimCall
 #define PIPESPLIT_STRUCT_INFO_KINDS             \
   case ::pipesplit::ir::NodeKind::kObjectSInfo: \
@@ -146,6 +160,18 @@ bool Is(const Ptr<U>& node) {
   case ::pipesplit::ir::NodeKind::kVarBinding: \
   case ::pipesplit::ir::NodeKind::kMatchCast:  \
   case ::pipesplit::ir::NodeKind::kBindingBlock
+#define PIPESPLIT_TIR_KINDS                      \
+  case ::pipesplit::ir::NodeKind::kBuffer:       \
+  case ::pipesplit::ir::NodeKind::kFor:          \
+  case ::pipesplit::ir::NodeKind::kBlock:        \
+  case ::pipesplit::ir::NodeKind::kBlockRealize: \
+  case ::pipesplit::ir::NodeKind::kSeqStmt:      \
+  case ::pipesplit::ir::NodeKind::kBufferStore:  \
+  case ::pipesplit::ir::NodeKind::kLetStmt:      \
+  case ::pipesplit::ir::NodeKind::kIfThenElse:   \
+  case ::pipesplit::ir::NodeKind::kEvaluate:     \
+  case ::pipesplit::ir::NodeKind::kAllocate:     \
+  case ::pipesplit::ir::NodeKind::kDeclBuffer
 
 #define PIPESPLIT_NODE_KIND(K) \
   static bool ClassOf(NodeKind kind) { return kind == NodeKind::K; }

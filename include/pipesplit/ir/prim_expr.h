@@ -1,6 +1,7 @@
-// Symbolic scalar expressions: the subset of TIR PrimExpr that appears in Relax shapes and
-// prim values (immediates, symbolic vars, arithmetic, comparisons, logic, casts, selects and
-// named intrinsic calls such as T.if_then_else): the nodes, their construction and traversals.
+// Scalar expressions (TIR PrimExpr), as they appear in Relax shapes and prim values and in TIR
+// kernels: immediates, symbolic vars, arithmetic, comparisons, logic, casts, selects, named
+// intrinsic calls such as T.if_then_else, and loads from buffers (with the Buffer they read):
+// the nodes, their construction and traversals. TIR statements are in pipesplit/ir/tir.h.
 // Folding and simplification live in pipesplit/ir/arith.h, the text form in
 // pipesplit/ir/prim_text.h.
 #ifndef PIPESPLIT_IR_PRIM_EXPR_H_
@@ -169,6 +170,50 @@ class PrimCallNode : public PrimExprNode {
   std::vector<PrimExpr> args_;
 };
 
+// A multi-dimensional buffer (tir.Buffer): a name, the handle var of its data, an element
+// dtype, a shape, and a storage scope ("global" unless declared otherwise).
+class BufferNode : public Node {
+ public:
+  PIPESPLIT_NODE_KIND(kBuffer)
+  BufferNode(std::string name, TirVar data, DataType dtype, std::vector<PrimExpr> shape,
+             std::string scope = "global", Span span = {})
+      : Node(NodeKind::kBuffer, span),
+        name_(std::move(name)),
+        data_(std::move(data)),
+        dtype_(dtype),
+        shape_(std::move(shape)),
+        scope_(std::move(scope)) {}
+  const std::string& name() const { return name_; }
+  const TirVar& data() const { return data_; }
+  DataType dtype() const { return dtype_; }
+  const std::vector<PrimExpr>& shape() const { return shape_; }
+  const std::string& scope() const { return scope_; }
+
+ private:
+  std::string name_;
+  TirVar data_;
+  DataType dtype_;
+  std::vector<PrimExpr> shape_;
+  std::string scope_;
+};
+using Buffer = Ptr<BufferNode>;
+
+// buffer[indices] (tir.BufferLoad); its dtype is the buffer's element dtype.
+class BufferLoadNode : public PrimExprNode {
+ public:
+  PIPESPLIT_NODE_KIND(kBufferLoad)
+  BufferLoadNode(Buffer buffer, std::vector<PrimExpr> indices, Span span = {})
+      : PrimExprNode(NodeKind::kBufferLoad, buffer->dtype(), span),
+        buffer_(std::move(buffer)),
+        indices_(std::move(indices)) {}
+  const Buffer& buffer() const { return buffer_; }
+  const std::vector<PrimExpr>& indices() const { return indices_; }
+
+ private:
+  Buffer buffer_;
+  std::vector<PrimExpr> indices_;
+};
+
 // ---- Construction helpers (no folding; see Simplify in arith.h for that). ----
 PrimExpr IntImm(int64_t value, DataType dtype = DataType::Int(64));
 PrimExpr FloatImm(double value, DataType dtype = DataType::Float(32));
@@ -219,12 +264,16 @@ void ForEachChild(const PrimExpr& e, F&& f) {
     case NodeKind::kPrimCall:
       for (const PrimExpr& a : static_cast<const PrimCallNode*>(e.get())->args()) f(a);
       break;
+    case NodeKind::kBufferLoad:
+      for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e.get())->indices()) f(i);
+      break;
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       break;
   }
 }
@@ -273,12 +322,25 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
       if (!changed) return e;
       return Make<PrimCallNode>(n->name(), std::move(args), n->dtype(), n->span());
     }
+    case NodeKind::kBufferLoad: {
+      const auto* n = static_cast<const BufferLoadNode*>(e.get());
+      std::vector<PrimExpr> indices;
+      indices.reserve(n->indices().size());
+      bool changed = false;
+      for (const PrimExpr& index : n->indices()) {
+        indices.push_back(f(index));
+        changed |= indices.back() != index;
+      }
+      if (!changed) return e;
+      return Make<BufferLoadNode>(n->buffer(), std::move(indices), n->span());
+    }
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
     PIPESPLIT_STRUCT_INFO_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return e;
   }
   PS_UNREACHABLE();

@@ -28,11 +28,18 @@ struct PrimTextOptions {
   // (and T.Not(c) for a constant c); true prints that way, false prints the operator the node
   // holds.
   bool fold_call_form = true;
+  // Float immediates: false: FloatLiteral digits ("T.float16(7.0)"); true: as TVM prints them
+  // inside a TIR function, 17 significant digits without a forced decimal ("T.float16(7)",
+  // "T.float32(9.9999999999999995e-07)").
+  bool tir_float_digits = false;
 
   // The script printer's spelling inside Relax (byte-exact with TVM).
   static PrimTextOptions Relax(TirVarNamer var_name = nullptr);
   // Diagnostics: int64 bare, other immediates typed, operators as the node holds them.
   static PrimTextOptions Diagnostic(TirVarNamer var_name = nullptr);
+  // Inside a TIR function (@T.prim_func): int32 bare, other immediates typed, operators as
+  // the node holds them, TIR float digits, buffer loads as A[i, j].
+  static PrimTextOptions Tir(TirVarNamer var_name = nullptr);
 };
 
 // Python precedence levels as TVM's PythonDocPrinter ranks them (higher binds tighter).

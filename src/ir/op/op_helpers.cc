@@ -84,6 +84,7 @@ std::string SInfoKindName(const StructInfo& sinfo) {
     PIPESPLIT_PRIM_EXPR_KINDS:
     PIPESPLIT_EXPR_KINDS:
     PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
       return "R.Object";
   }
   PS_UNREACHABLE();

@@ -134,7 +134,7 @@ class Module:
   EXPECT_EQ(vdevice(main->ret_struct_info()), "cuda:0:global");
 }
 
-TEST(ParserModule, PrimFuncsAreKeptAsText) {
+TEST(ParserModule, PrimFuncsAreParsedAsTir) {
   constexpr const char* kText = R"(# from tvm.script import ir as I
 # from tvm.script import tir as T
 # from tvm.script import relax as R
@@ -166,21 +166,32 @@ class Module:
   const auto* add_one = ir::As<ir::PrimFuncNode>(mod.Lookup("add_one"));
   ASSERT_NE(add_one, nullptr);
   EXPECT_FALSE(add_one->is_private());
-  EXPECT_EQ(add_one->text(),
-            "@T.prim_func\n"
-            "    def add_one(A: T.Buffer((T.int64(4),), \"float32\"), B: T.Buffer((T.int64(4),), "
-            "\"float32\")):\n"
-            "        T.func_attr({\"tir.noalias\": T.bool(True)})\n"
-            "        # with T.block(\"root\"):\n"
-            "        for i in range(T.int64(4)):\n"
-            "            with T.block(\"B\"):\n"
-            "                v_i = T.axis.spatial(T.int64(4), i)\n"
-            "                B[v_i] = A[v_i] + T.float32(1)\n"
-            "        # a trailing comment inside the body");
+  ASSERT_EQ(add_one->params().size(), 2u);
+  ASSERT_EQ(add_one->buffer_map().size(), 2u);
+  EXPECT_EQ(add_one->buffer_map()[1].second->name(), "B");
+  EXPECT_EQ(add_one->buffer_map()[1].second->dtype(), DataType::Float(32));
+  ASSERT_EQ(add_one->attrs().size(), 1u);
+  EXPECT_EQ(add_one->attrs()[0].first, "tir.noalias");
+  // The implicit root block holds the loop, which holds block "B" storing into B.
+  const auto* root = ir::As<ir::BlockRealizeNode>(add_one->body());
+  ASSERT_NE(root, nullptr);
+  EXPECT_EQ(root->block()->name_hint(), "root");
+  const auto* loop = ir::As<ir::ForNode>(root->block()->body());
+  ASSERT_NE(loop, nullptr);
+  EXPECT_EQ(loop->loop_var()->name(), "i");
+  EXPECT_EQ(loop->extent()->dtype(), DataType::Int(64));
+  const auto* realize = ir::As<ir::BlockRealizeNode>(loop->body());
+  ASSERT_NE(realize, nullptr);
+  ASSERT_EQ(realize->iter_values().size(), 1u);
+  EXPECT_EQ(realize->iter_values()[0], loop->loop_var());
+  const auto* store = ir::As<ir::BufferStoreNode>(realize->block()->body());
+  ASSERT_NE(store, nullptr);
+  EXPECT_EQ(store->buffer(), add_one->buffer_map()[1].second);
+  EXPECT_EQ(store->indices()[0], realize->block()->iter_vars()[0].var);
   const auto* noop = ir::As<ir::PrimFuncNode>(mod.Lookup("noop"));
   ASSERT_NE(noop, nullptr);
   EXPECT_TRUE(noop->is_private());
-  EXPECT_EQ(noop->text(), "@T.prim_func(private=True)\n    def noop(): pass");
+  EXPECT_TRUE(ir::Is<ir::EvaluateNode>(noop->body()));
   ir::Function main = GetFunction(mod, "main");
   const auto* call = ir::As<ir::CallNode>(FindBinding(main, "y")->value());
   ASSERT_NE(call, nullptr);

@@ -5,6 +5,7 @@
 
 #include "pipesplit/ir/block_builder.h"
 #include "pipesplit/script/printer.h"
+#include "tests/ir/tir_test_util.h"
 #include "tests/script/printer/printer_test_util.h"
 
 namespace pipesplit::script {
@@ -21,11 +22,7 @@ std::string MainText(const IRModule& mod, const PrintOptions& options = {}) {
 
 TEST(PrinterBindingTest, DataflowBlockWithCallTir) {
   IRModule mod;
-  GlobalVar kernel = AddMember(&mod, "kernel",
-                               ir::Make<PrimFuncNode>("kernel",
-                                                      "@T.prim_func\n    def kernel():\n        "
-                                                      "T.evaluate(0)",
-                                                      false));
+  GlobalVar kernel = AddMember(&mod, "kernel", pipesplit::testing::EvaluatePrimFunc("kernel"));
   TirVar n = MakeTirVar("n");
   Var x = MakeVar("x", Tensor({n, I(4)}));
   BlockBuilder bb;
@@ -64,11 +61,7 @@ TEST(PrinterBindingTest, DataflowBlockWithCallTir) {
 
 TEST(PrinterBindingTest, PackedCallsAndInplace) {
   IRModule mod;
-  GlobalVar kernel = AddMember(&mod, "kernel",
-                               ir::Make<PrimFuncNode>("kernel",
-                                                      "@T.prim_func\n    def kernel():\n        "
-                                                      "T.evaluate(0)",
-                                                      false));
+  GlobalVar kernel = AddMember(&mod, "kernel", pipesplit::testing::EvaluatePrimFunc("kernel"));
   Var x = MakeVar("x", Tensor({I(8)}));
   StructInfo t8 = Tensor({I(8)});
   Var a = MakeVar("a", t8);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "pipesplit/script/printer.h"
+#include "tests/ir/tir_test_util.h"
 #include "tests/script/printer/printer_test_util.h"
 
 namespace pipesplit::script {
@@ -15,10 +16,8 @@ using namespace testing;  // NOLINT
 // and a packed call.
 IRModule SymbolicModule() {
   IRModule mod;
-  GlobalVar kernel = AddMember(
-      &mod, "add_kernel",
-      ir::Make<PrimFuncNode>("add_kernel",
-                             "@T.prim_func\n    def add_kernel():\n        T.evaluate(0)", false));
+  GlobalVar kernel =
+      AddMember(&mod, "add_kernel", pipesplit::testing::EvaluatePrimFunc("add_kernel"));
   TirVar n = MakeTirVar("n");
   TirVar m = MakeTirVar("m");
   TirVar k = MakeTirVar("k");

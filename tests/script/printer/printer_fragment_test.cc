@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "pipesplit/script/printer.h"
+#include "tests/ir/tir_test_util.h"
 #include "tests/script/printer/printer_test_util.h"
 
 namespace pipesplit::script {
@@ -332,7 +333,7 @@ TEST(PrinterFragmentTest, CalleesAndNamesAlone) {
   EXPECT_EQ(PrintShort(Expr(GetOp("relax.multiply"))), "R.multiply");
   EXPECT_EQ(PrintShort(Expr(gv)), "cls.helper");
   EXPECT_EQ(PrintShort(CallExpr(gv, {x}, x->struct_info())), "cls.helper(x)");
-  EXPECT_EQ(PrintShort(Expr(ir::Make<PrimFuncNode>("k", "x", false))), "T.prim_func k");
+  EXPECT_EQ(PrintShort(Expr(pipesplit::testing::EvaluatePrimFunc("k"))), "T.prim_func k");
   EXPECT_EQ(PrintShort(Extern("f")), "R.ExternFunc(\"f\")");
   // In full, an op is an I.Op reference.
   EXPECT_EQ(PrintExpr(GetOp("relax.add")), "I.Op(\"relax.add\")");

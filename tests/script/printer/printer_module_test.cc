@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipesplit/script/printer.h"
+#include "tests/ir/tir_test_util.h"
 #include "tests/script/printer/printer_test_util.h"
 
 namespace pipesplit::script {
@@ -58,15 +59,23 @@ TEST(PrinterModuleTest, MemberOrderPrimFuncsExternFuncsFunctionsMainLast) {
   Var y = MakeVar("y", Tensor({I(4)}));
   AddPublic(&mod, "b_func", Func({y}, Seq({}, y), y->struct_info()));
   AddMember(&mod, "z_ext", Extern("z_sym"));
-  AddMember(&mod, "tir_b",
-            ir::Make<PrimFuncNode>("tir_b", "@T.prim_func\n    def tir_b():\n        T.evaluate(0)",
-                                   false));
-  AddMember(&mod, "tir_a",
-            ir::Make<PrimFuncNode>(
-                "tir_a",
-                "@T.prim_func(private=True)\n    def tir_a(A: T.Buffer((4,), \"float32\")):\n"
-                "        for i in range(4):\n            A[i] = T.float32(0.0)",
-                true));
+  AddMember(&mod, "tir_b", pipesplit::testing::EvaluatePrimFunc("tir_b"));
+  {
+    // tir_a(A: T.Buffer((4,), "float32")): for i in range(4): A[i] = T.float32(0)
+    PrimExpr four = IntImm(4, DataType::Int(32));
+    Buffer a = MakeBuffer("A", DataType::Float(32), {four});
+    TirVar handle = MakeTirVar("A", DataType::Handle());
+    TirVar i = MakeTirVar("i", DataType::Int(32));
+    PrimFuncNode::Fields f;
+    f.name = "tir_a";
+    f.params = {handle};
+    f.buffer_map = {{handle, a}};
+    f.body =
+        ir::Make<ForNode>(i, IntImm(0, DataType::Int(32)), four, ForKind::kSerial,
+                          ir::Make<BufferStoreNode>(a, FloatImm(0.0), std::vector<PrimExpr>{i}));
+    f.is_private = true;
+    AddMember(&mod, "tir_a", ir::Make<PrimFuncNode>(std::move(f)));
+  }
   Var w = MakeVar("w", Tensor({I(4)}));
   AddPublic(&mod, "a_func", Func({w}, Seq({}, w), w->struct_info()));
   mod.set_has_omitted_metadata(true);
@@ -81,7 +90,7 @@ TEST(PrinterModuleTest, MemberOrderPrimFuncsExternFuncsFunctionsMainLast) {
             "    @T.prim_func(private=True)\n"
             "    def tir_a(A: T.Buffer((4,), \"float32\")):\n"
             "        for i in range(4):\n"
-            "            A[i] = T.float32(0.0)\n"
+            "            A[i] = T.float32(0)\n"
             "\n"
             "    @T.prim_func\n"
             "    def tir_b():\n"
@@ -106,12 +115,9 @@ TEST(PrinterModuleTest, MemberOrderPrimFuncsExternFuncsFunctionsMainLast) {
             "# Metadata omitted. Use show_meta=True in script() method to show it.\n");
 }
 
-TEST(PrinterModuleTest, LegacyTirHeaderAndReindentedPrimFunc) {
+TEST(PrinterModuleTest, LegacyTirHeaderAndPrimFunc) {
   IRModule mod;
-  // PrimFunc text captured with 2-space member indentation is shifted to 4 (its own relative
-  // indentation is kept: the TIR stays opaque).
-  AddMember(&mod, "k",
-            ir::Make<PrimFuncNode>("k", "@T.prim_func\n  def k():\n    T.evaluate(0)", false));
+  AddMember(&mod, "k", pipesplit::testing::EvaluatePrimFunc("k"));
   ScriptStyle style;
   style.legacy_tir_header = true;
   mod.set_script_style(style);
@@ -123,7 +129,7 @@ TEST(PrinterModuleTest, LegacyTirHeaderAndReindentedPrimFunc) {
             "class Module:\n"
             "    @T.prim_func\n"
             "    def k():\n"
-            "      T.evaluate(0)\n");
+            "        T.evaluate(0)\n");
   PrintOptions modern;
   modern.legacy_tir_header = false;
   EXPECT_NE(PrintModule(mod, modern).find("tirx as T\n# from tvm.tirx.layout import Axis\n"),

@@ -1,0 +1,245 @@
+// Canonical form of TIR functions for structural equality and hashing modulo renaming.
+#include "src/analysis/structural_tir.h"
+
+#include <bit>
+#include <cstring>
+#include <unordered_map>
+
+namespace pipesplit::analysis {
+namespace {
+
+using ir::NodeKind;
+using ir::PrimExpr;
+
+class Canonicalizer {
+ public:
+  std::string Run(const ir::PrimFuncNode& f) {
+    Tag('F');
+    Str(f.name());
+    Int(f.is_private());
+    Int(static_cast<int64_t>(f.params().size()));
+    for (const ir::TirVar& p : f.params()) {
+      Var(*p);
+      const ir::Buffer* b = f.BufferOf(p.get());
+      Int(b != nullptr);
+      if (b != nullptr) Buffer(**b);
+    }
+    Attrs(f.attrs());
+    Stmt(f.body());
+    return std::move(out_);
+  }
+
+ private:
+  void Tag(char c) { out_ += c; }
+  void Int(int64_t v) {
+    char buf[sizeof(v)];
+    std::memcpy(buf, &v, sizeof(v));
+    out_.append(buf, sizeof(v));
+  }
+  void Str(const std::string& s) {
+    Int(static_cast<int64_t>(s.size()));
+    out_ += s;
+  }
+  void DType(DataType t) { Str(t.ToString()); }
+
+  // Vars and buffers: an index by first occurrence (with the dtype / fields on first sight).
+  void Var(const ir::TirVarNode& v) {
+    auto [it, fresh] = vars_.emplace(&v, static_cast<int64_t>(vars_.size()));
+    Tag(fresh ? 'v' : 'V');
+    Int(it->second);
+    if (fresh) {
+      DType(v.dtype());
+      Int(v.is_size_var());
+    }
+  }
+  void Buffer(const ir::BufferNode& b) {
+    auto [it, fresh] = buffers_.emplace(&b, static_cast<int64_t>(buffers_.size()));
+    Tag(fresh ? 'b' : 'B');
+    Int(it->second);
+    if (!fresh) return;
+    Var(*b.data());
+    DType(b.dtype());
+    Str(b.scope());
+    Exprs(b.shape());
+  }
+
+  void Exprs(const std::vector<PrimExpr>& es) {
+    Int(static_cast<int64_t>(es.size()));
+    for (const PrimExpr& e : es) Expr(e);
+  }
+
+  void Expr(const PrimExpr& e) {
+    if (e == nullptr) return Tag('0');
+    Tag('E');
+    Int(static_cast<int64_t>(e->kind()));
+    DType(e->dtype());
+    switch (e->kind()) {
+      case NodeKind::kIntImm:
+        return Int(ir::As<ir::IntImmNode>(e)->value());
+      case NodeKind::kFloatImm:
+        return Int(std::bit_cast<int64_t>(ir::As<ir::FloatImmNode>(e)->value()));
+      case NodeKind::kTirVar:
+        return Var(*ir::As<ir::TirVarNode>(e));
+      case NodeKind::kBinary: {
+        const auto* n = ir::As<ir::BinaryNode>(e);
+        Int(static_cast<int64_t>(n->op()));
+        Expr(n->a());
+        return Expr(n->b());
+      }
+      case NodeKind::kNot:
+        return Expr(ir::As<ir::NotNode>(e)->a());
+      case NodeKind::kCast:
+        return Expr(ir::As<ir::CastNode>(e)->value());
+      case NodeKind::kSelect: {
+        const auto* n = ir::As<ir::SelectNode>(e);
+        Expr(n->cond());
+        Expr(n->true_value());
+        return Expr(n->false_value());
+      }
+      case NodeKind::kBufferLoad: {
+        const auto* n = ir::As<ir::BufferLoadNode>(e);
+        Buffer(*n->buffer());
+        return Exprs(n->indices());
+      }
+      case NodeKind::kPrimCall: {
+        const auto* n = ir::As<ir::PrimCallNode>(e);
+        Str(n->name());
+        return Exprs(n->args());
+      }
+      default:
+        return Tag('?');
+    }
+  }
+
+  void Attr(const ir::AttrValue& v) {
+    if (const PrimExpr* e = v.as_prim_expr()) return Tag('p'), Expr(*e);
+    if (const std::string* s = v.as_string()) return Tag('s'), Str(*s);
+    if (const bool* b = v.as_bool()) return Tag('t'), Int(*b);
+    if (const int64_t* i = v.as_int()) return Tag('i'), Int(*i);
+    if (const double* d = v.as_float()) return Tag('d'), Int(std::bit_cast<int64_t>(*d));
+    if (const ir::AttrList* list = v.as_list()) {
+      Tag('l');
+      Int(static_cast<int64_t>(list->size()));
+      for (const ir::AttrValue& item : *list) Attr(item);
+      return;
+    }
+    if (const ir::AttrMap* map = v.as_map()) return Tag('m'), Attrs(*map);
+    Tag('n');
+  }
+  void Attrs(const ir::AttrMap& map) {
+    Int(static_cast<int64_t>(map.size()));
+    for (const auto& [key, value] : map) {
+      Str(key);
+      Attr(value);
+    }
+  }
+
+  void Region(const ir::BufferRegion& r) {
+    Buffer(*r.buffer);
+    Int(static_cast<int64_t>(r.region.size()));
+    for (const ir::Range& range : r.region) {
+      Expr(range.min);
+      Expr(range.extent);
+    }
+  }
+
+  void Stmt(const ir::Stmt& s) {
+    if (s == nullptr) return Tag('0');
+    Tag('S');
+    Int(static_cast<int64_t>(s->kind()));
+    switch (s->kind()) {
+      case NodeKind::kFor: {
+        const auto* n = ir::As<ir::ForNode>(s);
+        Var(*n->loop_var());
+        Expr(n->min());
+        Expr(n->extent());
+        Int(static_cast<int64_t>(n->for_kind()));
+        Str(n->thread_tag());
+        Attrs(n->annotations());
+        return Stmt(n->body());
+      }
+      case NodeKind::kBlockRealize: {
+        const auto* n = ir::As<ir::BlockRealizeNode>(s);
+        Exprs(n->iter_values());
+        Expr(n->predicate());
+        return Stmt(n->block());
+      }
+      case NodeKind::kBlock: {
+        const auto* n = ir::As<ir::BlockNode>(s);
+        Str(n->name_hint());
+        Int(static_cast<int64_t>(n->iter_vars().size()));
+        for (const ir::IterVar& iv : n->iter_vars()) {
+          Var(*iv.var);
+          Expr(iv.dom.min);
+          Expr(iv.dom.extent);
+          Int(static_cast<int64_t>(iv.type));
+        }
+        Int(static_cast<int64_t>(n->alloc_buffers().size()));
+        for (const ir::Buffer& b : n->alloc_buffers()) Buffer(*b);
+        Int(static_cast<int64_t>(n->match_buffers().size()));
+        for (const ir::MatchBufferRegion& m : n->match_buffers()) {
+          Buffer(*m.buffer);
+          Region(m.source);
+        }
+        Int(static_cast<int64_t>(n->reads().size()));
+        for (const ir::BufferRegion& r : n->reads()) Region(r);
+        Int(static_cast<int64_t>(n->writes().size()));
+        for (const ir::BufferRegion& r : n->writes()) Region(r);
+        Attrs(n->annotations());
+        Stmt(n->init());
+        return Stmt(n->body());
+      }
+      case NodeKind::kSeqStmt: {
+        const auto& seq = ir::As<ir::SeqStmtNode>(s)->seq();
+        Int(static_cast<int64_t>(seq.size()));
+        for (const ir::Stmt& item : seq) Stmt(item);
+        return;
+      }
+      case NodeKind::kBufferStore: {
+        const auto* n = ir::As<ir::BufferStoreNode>(s);
+        Buffer(*n->buffer());
+        Exprs(n->indices());
+        return Expr(n->value());
+      }
+      case NodeKind::kLetStmt: {
+        const auto* n = ir::As<ir::LetStmtNode>(s);
+        Var(*n->var());
+        Expr(n->value());
+        return Stmt(n->body());
+      }
+      case NodeKind::kIfThenElse: {
+        const auto* n = ir::As<ir::IfThenElseNode>(s);
+        Expr(n->cond());
+        Stmt(n->then_case());
+        return Stmt(n->else_case());
+      }
+      case NodeKind::kEvaluate:
+        return Expr(ir::As<ir::EvaluateNode>(s)->value());
+      case NodeKind::kAllocate: {
+        const auto* n = ir::As<ir::AllocateNode>(s);
+        Var(*n->buffer_var());
+        DType(n->dtype());
+        Exprs(n->extents());
+        Str(n->scope());
+        return Stmt(n->body());
+      }
+      case NodeKind::kDeclBuffer: {
+        const auto* n = ir::As<ir::DeclBufferNode>(s);
+        Buffer(*n->buffer());
+        return Stmt(n->body());
+      }
+      default:
+        return Tag('?');
+    }
+  }
+
+  std::string out_;
+  std::unordered_map<const ir::TirVarNode*, int64_t> vars_;
+  std::unordered_map<const ir::BufferNode*, int64_t> buffers_;
+};
+
+}  // namespace
+
+std::string TirCanonicalForm(const ir::PrimFuncNode& func) { return Canonicalizer().Run(func); }
+
+}  // namespace pipesplit::analysis

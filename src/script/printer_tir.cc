@@ -1,0 +1,415 @@
+// Printer: TIR functions, statements, loops and blocks, as TVM prints them (classic syntax).
+//
+// TVM's sugar is reproduced from the IR: buffers of params whose shapes need no new symbolic
+// var print inline as `A: T.Buffer(...)`, others as `T.handle` params matched in the body after
+// a declaration of the vars they introduce; the implicit root block prints as the comment
+// `# with T.block("root"):` followed by its allocations; perfectly nested serial loops from 0
+// print as `T.grid`; consecutive block vars bound to their loops print as `T.axis.remap`.
+#include "src/script/printer_tir.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pipesplit/ir/prim_text.h"
+#include "pipesplit/support/text.h"
+#include "src/script/printer_internal.h"
+
+namespace pipesplit::script::printer {
+namespace {
+
+using ir::PrimExpr;
+
+bool IsConst(const PrimExpr& e, int64_t value) {
+  std::optional<int64_t> c = ir::AsConstInt(e);
+  return c && *c == value;
+}
+
+bool MentionsAny(const PrimExpr& e, const std::unordered_set<const ir::TirVarNode*>& vars) {
+  bool found = false;
+  ir::VisitTirVars(e, [&](const ir::TirVar& v) { found |= vars.count(v.get()) != 0; });
+  return found;
+}
+
+std::string Tuple(const std::vector<std::string>& items) {
+  std::string out = "(";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += items[i];
+  }
+  if (items.size() == 1) out += ',';
+  return out + ")";
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+std::string Shape(const std::vector<PrimExpr>& shape) {
+  std::vector<std::string> dims;
+  for (const PrimExpr& d : shape) dims.push_back(TirExprText(d));
+  return Tuple(dims);
+}
+
+// The end of [min, min + extent): the stop as written when the extent was derived from it.
+std::string Stop(const PrimExpr& min, const PrimExpr& extent) {
+  if (const auto* sub = ir::As<ir::BinaryNode>(extent)) {
+    if (sub->op() == ir::BinaryOp::kSub && sub->b() == min) return TirExprText(sub->a());
+  }
+  auto a = ir::AsConstInt(min), b = ir::AsConstInt(extent);
+  if (a && b) return TirExprText(ir::IntImm(*a + *b, extent->dtype()));
+  if (a && *a == 0) return TirExprText(extent);
+  return TirExprText(ir::MakeBinary(ir::BinaryOp::kAdd, min, extent));
+}
+
+std::string Attr(const ir::AttrValue& value) {
+  if (const PrimExpr* e = value.as_prim_expr()) return TirExprText(*e);
+  if (const std::string* s = value.as_string()) return QuoteString(*s);
+  if (const bool* b = value.as_bool()) return *b ? "True" : "False";
+  if (const int64_t* i = value.as_int()) return std::to_string(*i);
+  if (const double* d = value.as_float()) return FloatLiteral(*d);
+  if (const ir::AttrList* list = value.as_list()) {
+    std::vector<std::string> items;
+    for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
+    return "[" + Join(items) + "]";
+  }
+  if (const ir::AttrMap* map = value.as_map()) {
+    std::vector<std::string> items;
+    for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
+    return "{" + Join(items) + "}";
+  }
+  return "None";
+}
+
+std::string AttrDict(const ir::AttrMap& map) { return Attr(ir::AttrValue(map)); }
+
+bool IsImplicitRoot(const ir::StmtNode& s) {
+  const auto* realize = ir::As<ir::BlockRealizeNode>(&s);
+  if (realize == nullptr) return false;
+  const ir::BlockNode& b = *realize->block();
+  return b.name_hint() == "root" && b.iter_vars().empty() && b.reads().empty() &&
+         b.writes().empty() && b.init() == nullptr && b.match_buffers().empty() &&
+         b.annotations().empty() && IsConst(realize->predicate(), 1);
+}
+
+class TirPrinter {
+ public:
+  std::string Function(const ir::PrimFuncNode& f);
+
+ private:
+  void Line(const std::string& text) {
+    if (!out_.empty()) out_ += '\n';
+    out_.append(static_cast<size_t>(indent_) * 4, ' ');
+    out_ += text;
+  }
+  void Indented(const ir::Stmt& s) {
+    ++indent_;
+    Stmt(s);
+    --indent_;
+  }
+  void Stmt(const ir::Stmt& s);
+  void For(const ir::ForNode& loop);
+  void Realize(const ir::BlockRealizeNode& realize);
+  void IterVars(const ir::BlockNode& block, const std::vector<PrimExpr>& values);
+  std::string Region(const ir::BufferRegion& r);
+  std::string AllocBuffer(const ir::Buffer& b);
+
+  std::string out_;
+  int indent_ = 0;
+  std::unordered_map<const ir::TirVarNode*, const ir::ForNode*> loops_;
+};
+
+std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
+  std::string out = b->name() + " = T.alloc_buffer(" + Shape(b->shape());
+  if (b->dtype() != DataType::Float(32)) out += ", " + QuoteString(b->dtype().ToString());
+  if (b->scope() != "global") out += ", scope=" + QuoteString(b->scope());
+  return out + ")";
+}
+
+std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
+  Line(f.is_private() ? "@T.prim_func(private=True)" : "@T.prim_func");
+  // A buffer param prints inline when its shape uses only params declared before it.
+  std::unordered_set<const ir::TirVarNode*> defined;
+  std::unordered_set<const ir::BufferNode*> inlined;
+  for (const ir::TirVar& p : f.params()) {
+    if (const ir::Buffer* buffer = f.BufferOf(p.get())) {
+      bool simple = (*buffer)->scope() == "global";
+      for (const PrimExpr& d : (*buffer)->shape()) {
+        ir::VisitTirVars(d, [&](const ir::TirVar& v) { simple &= defined.count(v.get()) != 0; });
+      }
+      if (simple) inlined.insert(buffer->get());
+    }
+    defined.insert(p.get());
+  }
+  std::vector<std::string> params;
+  for (const ir::TirVar& p : f.params()) {
+    const ir::Buffer* buffer = f.BufferOf(p.get());
+    if (buffer != nullptr && inlined.count(buffer->get())) {
+      params.push_back((*buffer)->name() + ": T.Buffer(" + Shape((*buffer)->shape()) + ", " +
+                       QuoteString((*buffer)->dtype().ToString()) + ")");
+    } else {
+      params.push_back(p->name() + ": T." + p->dtype().ToString());
+    }
+  }
+  Line("def " + f.name() + "(" + Join(params) + "):");
+  ++indent_;
+  if (!f.attrs().empty()) Line("T.func_attr(" + AttrDict(f.attrs()) + ")");
+  for (const ir::TirVar& p : f.params()) {
+    const ir::Buffer* found = f.BufferOf(p.get());
+    if (found == nullptr || inlined.count(found->get())) continue;
+    const ir::Buffer& b = *found;
+    // The symbolic vars this buffer introduces, declared together before it.
+    std::vector<const ir::TirVarNode*> fresh;
+    for (const PrimExpr& d : b->shape()) {
+      ir::VisitTirVars(d, [&](const ir::TirVar& v) {
+        if (defined.insert(v.get()).second) fresh.push_back(v.get());
+      });
+    }
+    if (!fresh.empty()) {
+      std::vector<std::string> names, decls;
+      for (const ir::TirVarNode* v : fresh) {
+        names.push_back(v->name());
+        decls.push_back("T." + v->dtype().ToString() +
+                        (v->is_size_var() ? "(is_size_var=True)" : "()"));
+      }
+      Line(Join(names) + " = " + Join(decls));
+    }
+    std::string line = b->name() + " = T.match_buffer(" + p->name() + ", " + Shape(b->shape());
+    if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
+    if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
+    Line(line + ")");
+  }
+  if (IsImplicitRoot(*f.body())) {
+    const ir::BlockNode& root = *ir::As<ir::BlockRealizeNode>(f.body())->block();
+    Line("# with T.block(\"root\"):");
+    for (const ir::Buffer& b : root.alloc_buffers()) Line(AllocBuffer(b));
+    Stmt(root.body());
+  } else {
+    Stmt(f.body());
+  }
+  --indent_;
+  return std::move(out_);
+}
+
+std::string TirPrinter::Region(const ir::BufferRegion& r) {
+  std::vector<std::string> dims;
+  for (const ir::Range& range : r.region) {
+    if (IsConst(range.extent, 1)) {
+      dims.push_back(TirExprText(range.min));
+    } else {
+      dims.push_back(TirExprText(range.min) + ":" + Stop(range.min, range.extent));
+    }
+  }
+  return r.buffer->name() + "[" + (dims.empty() ? "()" : Join(dims)) + "]";
+}
+
+void TirPrinter::Stmt(const ir::Stmt& s) {
+  switch (s->kind()) {
+    case ir::NodeKind::kSeqStmt:
+      for (const ir::Stmt& item : static_cast<const ir::SeqStmtNode&>(*s).seq()) Stmt(item);
+      return;
+    case ir::NodeKind::kFor:
+      For(static_cast<const ir::ForNode&>(*s));
+      return;
+    case ir::NodeKind::kBlockRealize:
+      Realize(static_cast<const ir::BlockRealizeNode&>(*s));
+      return;
+    case ir::NodeKind::kBlock: {
+      ir::BlockRealizeNode realize({}, ir::BoolImm(true),
+                                   ir::Cast<ir::BlockNode>(ir::Ptr<ir::StmtNode>(s)));
+      Realize(realize);
+      return;
+    }
+    case ir::NodeKind::kBufferStore: {
+      const auto& n = static_cast<const ir::BufferStoreNode&>(*s);
+      std::vector<std::string> idx;
+      for (const PrimExpr& i : n.indices()) idx.push_back(TirExprText(i));
+      Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) +
+           "] = " + TirExprText(n.value()));
+      return;
+    }
+    case ir::NodeKind::kLetStmt: {
+      const auto& n = static_cast<const ir::LetStmtNode&>(*s);
+      Line(n.var()->name() + ": T." + n.var()->dtype().ToString() + " = " + TirExprText(n.value()));
+      Stmt(n.body());
+      return;
+    }
+    case ir::NodeKind::kIfThenElse: {
+      const auto& n = static_cast<const ir::IfThenElseNode&>(*s);
+      Line("if " + TirExprText(n.cond()) + ":");
+      Indented(n.then_case());
+      if (n.else_case() != nullptr) {
+        Line("else:");
+        Indented(n.else_case());
+      }
+      return;
+    }
+    case ir::NodeKind::kEvaluate:
+      Line("T.evaluate(" + TirExprText(static_cast<const ir::EvaluateNode&>(*s).value()) + ")");
+      return;
+    case ir::NodeKind::kAllocate: {
+      const auto& n = static_cast<const ir::AllocateNode&>(*s);
+      std::vector<std::string> extents;
+      for (const PrimExpr& e : n.extents()) extents.push_back(TirExprText(e));
+      Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
+           QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
+      Stmt(n.body());
+      return;
+    }
+    case ir::NodeKind::kDeclBuffer: {
+      const auto& n = static_cast<const ir::DeclBufferNode&>(*s);
+      const ir::Buffer& b = n.buffer();
+      std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
+      if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
+      if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
+      Line(line + ")");
+      Stmt(n.body());
+      return;
+    }
+    default:
+      Line("<?>");
+  }
+}
+
+void TirPrinter::For(const ir::ForNode& loop) {
+  auto plain = [](const ir::ForNode& l) {
+    return l.for_kind() == ir::ForKind::kSerial && IsConst(l.min(), 0) && l.annotations().empty();
+  };
+  std::vector<const ir::ForNode*> grid{&loop};
+  if (plain(loop)) {
+    std::unordered_set<const ir::TirVarNode*> vars{loop.loop_var().get()};
+    while (const auto* inner = ir::As<ir::ForNode>(grid.back()->body())) {
+      if (!plain(*inner) || MentionsAny(inner->extent(), vars)) break;
+      grid.push_back(inner);
+      vars.insert(inner->loop_var().get());
+    }
+  }
+  for (const ir::ForNode* l : grid) loops_[l->loop_var().get()] = l;
+  if (grid.size() > 1) {
+    std::vector<std::string> names, extents;
+    for (const ir::ForNode* l : grid) {
+      names.push_back(l->loop_var()->name());
+      extents.push_back(TirExprText(l->extent()));
+    }
+    Line("for " + Join(names) + " in T.grid(" + Join(extents) + "):");
+  } else {
+    std::string args = IsConst(loop.min(), 0)
+                           ? TirExprText(loop.extent())
+                           : TirExprText(loop.min()) + ", " + Stop(loop.min(), loop.extent());
+    std::string fn;
+    switch (loop.for_kind()) {
+      case ir::ForKind::kSerial:
+        fn = loop.annotations().empty() ? "range" : "T.serial";
+        break;
+      case ir::ForKind::kParallel:
+        fn = "T.parallel";
+        break;
+      case ir::ForKind::kVectorized:
+        fn = "T.vectorized";
+        break;
+      case ir::ForKind::kUnrolled:
+        fn = "T.unroll";
+        break;
+      case ir::ForKind::kThreadBinding:
+        fn = "T.thread_binding";
+        args += ", thread=" + QuoteString(loop.thread_tag());
+        break;
+    }
+    if (!loop.annotations().empty()) args += ", annotations=" + AttrDict(loop.annotations());
+    Line("for " + loop.loop_var()->name() + " in " + fn + "(" + args + "):");
+  }
+  Indented(grid.back()->body());
+  for (const ir::ForNode* l : grid) loops_.erase(l->loop_var().get());
+}
+
+void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr>& values) {
+  std::vector<size_t> remap;
+  auto single = [&](size_t i) {
+    const ir::IterVar& iv = block.iter_vars()[i];
+    static const char* const kKinds[] = {"spatial", "reduce", "scan", "opaque"};
+    std::string dom = IsConst(iv.dom.min, 0) ? TirExprText(iv.dom.extent)
+                                             : "(" + TirExprText(iv.dom.min) + ", " +
+                                                   Stop(iv.dom.min, iv.dom.extent) + ")";
+    std::string value = i < values.size() ? TirExprText(values[i]) : "None";
+    Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + ", " +
+         value + ")");
+  };
+  auto flush = [&]() {
+    if (remap.size() == 1) single(remap[0]);
+    if (remap.size() > 1) {
+      std::vector<std::string> names, loop_vars;
+      std::string kinds;
+      for (size_t i : remap) {
+        const ir::IterVar& iv = block.iter_vars()[i];
+        names.push_back(iv.var->name());
+        loop_vars.push_back(TirExprText(values[i]));
+        kinds += iv.type == ir::IterVarType::kDataPar ? 'S' : 'R';
+      }
+      Line(Join(names) + " = T.axis.remap(\"" + kinds + "\", [" + Join(loop_vars) + "])");
+    }
+    remap.clear();
+  };
+  for (size_t i = 0; i < block.iter_vars().size(); ++i) {
+    const ir::IterVar& iv = block.iter_vars()[i];
+    bool remappable = false;
+    if (i < values.size() &&
+        (iv.type == ir::IterVarType::kDataPar || iv.type == ir::IterVarType::kCommReduce)) {
+      if (const auto* v = ir::As<ir::TirVarNode>(values[i])) {
+        auto it = loops_.find(v);
+        remappable = it != loops_.end() &&
+                     TirExprText(it->second->min()) == TirExprText(iv.dom.min) &&
+                     TirExprText(it->second->extent()) == TirExprText(iv.dom.extent);
+      }
+    }
+    if (remappable) {
+      remap.push_back(i);
+    } else {
+      flush();
+      single(i);
+    }
+  }
+  flush();
+}
+
+void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
+  const ir::BlockNode& b = *realize.block();
+  Line("with T.block(" + QuoteString(b.name_hint()) + "):");
+  ++indent_;
+  IterVars(b, realize.iter_values());
+  if (!IsConst(realize.predicate(), 1)) Line("T.where(" + TirExprText(realize.predicate()) + ")");
+  std::vector<std::string> reads, writes;
+  for (const ir::BufferRegion& r : b.reads()) reads.push_back(Region(r));
+  for (const ir::BufferRegion& r : b.writes()) writes.push_back(Region(r));
+  Line("T.reads(" + Join(reads) + ")");
+  Line("T.writes(" + Join(writes) + ")");
+  if (!b.annotations().empty()) Line("T.block_attr(" + AttrDict(b.annotations()) + ")");
+  for (const ir::Buffer& buffer : b.alloc_buffers()) Line(AllocBuffer(buffer));
+  for (const ir::MatchBufferRegion& m : b.match_buffers()) {
+    std::string line = m.buffer->name() + " = T.match_buffer(" + Region(m.source) + ", " +
+                       Shape(m.buffer->shape());
+    if (m.buffer->dtype() != DataType::Float(32)) {
+      line += ", " + QuoteString(m.buffer->dtype().ToString());
+    }
+    Line(line + ")");
+  }
+  if (b.init() != nullptr) {
+    Line("with T.init():");
+    Indented(b.init());
+  }
+  Stmt(b.body());
+  --indent_;
+}
+
+}  // namespace
+
+std::string TirExprText(const PrimExpr& e) {
+  return ir::FormatPrimExpr(e, ir::PrimTextOptions::Tir()).text;
+}
+
+std::string PrintTirFunction(const ir::PrimFuncNode& func) { return TirPrinter().Function(func); }
+
+}  // namespace pipesplit::script::printer
