@@ -293,10 +293,7 @@ bool Comparer::ExprEq(const Expr& l, const Expr& r) {
       }
       return true;
     }
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       PS_UNREACHABLE();
   }
   return false;

@@ -118,10 +118,7 @@ bool Comparer::PrimEq(const PrimExpr& l, const PrimExpr& r, bool def) {
         }
         break;
       }
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
+      PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
         PS_UNREACHABLE();
     }
   }
@@ -212,10 +209,7 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
       }
       return true;
     }
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       PS_UNREACHABLE();
   }
   return false;

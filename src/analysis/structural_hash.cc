@@ -134,10 +134,7 @@ class Hasher {
           for (size_t i = n->indices().size(); i-- > 0;) stack.push_back(n->indices()[i].get());
           break;
         }
-        PIPESPLIT_STRUCT_INFO_KINDS:
-        PIPESPLIT_EXPR_KINDS:
-        PIPESPLIT_BINDING_KINDS:
-        PIPESPLIT_TIR_KINDS:
+        PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
           PS_UNREACHABLE();
       }
     }
@@ -196,10 +193,7 @@ class Hasher {
         SInfo(n.ret());
         return Add(n.is_pure());
       }
-      PIPESPLIT_PRIM_EXPR_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
+      PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
         PS_UNREACHABLE();
     }
   }
@@ -404,10 +398,7 @@ class Hasher {
         Add(HashString(n.name()));
         return Add(HashString(TirCanonicalForm(n)));
       }
-      PIPESPLIT_PRIM_EXPR_KINDS:
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
+      PIPESPLIT_KINDS_OUTSIDE_EXPR:
         PS_UNREACHABLE();
     }
   }

@@ -88,10 +88,7 @@ bool ProvablyIncompatible(const StructInfo& annotated, const StructInfo& inferre
       return a.ret() && b.ret() && ProvablyIncompatible(a.ret(), b.ret(), depth + 1);
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return false;
   }
   PS_UNREACHABLE();
@@ -127,10 +124,7 @@ std::string KindPhrase(const Expr& expr) {
     case NodeKind::kDataTypeImm:
     case NodeKind::kOp:
     case NodeKind::kExternFunc:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       return "a leaf expression";
   }
   PS_UNREACHABLE();
@@ -234,10 +228,7 @@ void WellFormedChecker::CheckExpr(const Expr& expr, Span context) {
     case NodeKind::kDataTypeImm:
     case NodeKind::kOp:
       break;
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       PS_UNREACHABLE();
   }
   --depth_;
@@ -398,10 +389,7 @@ void WellFormedChecker::DefineTirVars(const StructInfo& sinfo, Span context, int
       break;
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       break;
   }
 }
@@ -445,10 +433,7 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
       break;
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       break;
   }
 }

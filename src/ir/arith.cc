@@ -165,10 +165,7 @@ bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
       }
       return true;
     }
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       break;
   }
   PS_UNREACHABLE();

@@ -254,10 +254,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
     case NodeKind::kExternFunc:
     case NodeKind::kFunction:
     case NodeKind::kPrimFunc:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       PS_CHECK(expr->struct_info() != nullptr)
           << "node of kind " << static_cast<int>(expr->kind()) << " has no struct info";
       return expr;

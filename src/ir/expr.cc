@@ -92,10 +92,7 @@ bool IsLeafExpr(const Expr& e) {
     case NodeKind::kSeqExpr:
     case NodeKind::kFunction:
     case NodeKind::kPrimFunc:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       return false;
   }
   PS_UNREACHABLE();

@@ -42,10 +42,7 @@ void ExprVisitor::VisitExpr(const Expr& expr) {
       return VisitExpr_(static_cast<const FunctionNode&>(*expr));
     case NodeKind::kPrimFunc:
       return VisitExpr_(static_cast<const PrimFuncNode&>(*expr));
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       PS_UNREACHABLE();
   }
 }
@@ -95,10 +92,7 @@ void ExprVisitor::VisitStructInfo(const StructInfo& sinfo) {
           break;
         }
         case NodeKind::kObjectSInfo:
-        PIPESPLIT_PRIM_EXPR_KINDS:
-        PIPESPLIT_EXPR_KINDS:
-        PIPESPLIT_BINDING_KINDS:
-        PIPESPLIT_TIR_KINDS:
+        PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
           break;
       }
     }
@@ -188,10 +182,7 @@ Expr ExprMutator::VisitExpr(const Expr& expr) {
       return VisitExpr_(Down<FunctionNode>(expr));
     case NodeKind::kPrimFunc:
       return VisitExpr_(Down<PrimFuncNode>(expr));
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       PS_UNREACHABLE();
   }
   return expr;
@@ -260,10 +251,7 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
           return changed ? Make<FuncSInfoNode>(std::move(params), ret, n.is_pure(), n.span()) : s;
         }
         case NodeKind::kObjectSInfo:
-        PIPESPLIT_PRIM_EXPR_KINDS:
-        PIPESPLIT_EXPR_KINDS:
-        PIPESPLIT_BINDING_KINDS:
-        PIPESPLIT_TIR_KINDS:
+        PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
           return s;
       }
       PS_UNREACHABLE();

@@ -113,10 +113,7 @@ void VisitTirVarsAt(const PrimExpr& e, const std::function<void(const TirVar&)>&
     case NodeKind::kSelect:
     case NodeKind::kBufferLoad:
     case NodeKind::kPrimCall:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       break;
   }
   if (depth >= kMaxRecursion) {

@@ -198,10 +198,7 @@ class PrimTextWriter {
         out += ')';
         return Tir(std::move(out));
       }
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
+      PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
         return {"<?>", kPrimPrecAtom};
     }
     PS_UNREACHABLE();

@@ -92,10 +92,7 @@ StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
       return Make<FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span());
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return sinfo;
   }
   PS_UNREACHABLE();
@@ -137,10 +134,7 @@ void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
       break;
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       break;
   }
 }
@@ -216,10 +210,7 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
       return true;
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return false;
   }
   PS_UNREACHABLE();
@@ -271,11 +262,80 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
       return Make<FuncSInfoNode>(n->params(), ret, n->is_pure());
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return sinfo;
+  }
+  PS_UNREACHABLE();
+}
+
+namespace {
+
+bool DimEqual(const PrimExpr& a, const PrimExpr& b, DimEquality dims) {
+  return dims == DimEquality::kProvable ? ProvablyEqual(a, b) : ExprDeepEqual(a, b);
+}
+
+bool DimsEqual(const std::optional<std::vector<PrimExpr>>& a,
+               const std::optional<std::vector<PrimExpr>>& b, DimEquality dims) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->size() != b->size()) return false;
+  for (size_t i = 0; i < a->size(); ++i) {
+    if (!DimEqual((*a)[i], (*b)[i], dims)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool StructInfoEqual(const StructInfo& a, const StructInfo& b, DimEquality dims) {
+  if (a == b) return true;
+  if (!a || !b || a->kind() != b->kind()) return false;
+  switch (a->kind()) {
+    case NodeKind::kObjectSInfo:
+      return true;
+    case NodeKind::kPrimSInfo: {
+      const auto* x = As<PrimSInfoNode>(a);
+      const auto* y = As<PrimSInfoNode>(b);
+      if (!(x->dtype() == y->dtype())) return false;
+      if (!x->value() || !y->value()) return !x->value() && !y->value();
+      return DimEqual(x->value(), y->value(), dims);
+    }
+    case NodeKind::kShapeSInfo: {
+      const auto* x = As<ShapeSInfoNode>(a);
+      const auto* y = As<ShapeSInfoNode>(b);
+      return x->ndim() == y->ndim() && DimsEqual(x->values(), y->values(), dims);
+    }
+    case NodeKind::kTensorSInfo: {
+      const auto* x = As<TensorSInfoNode>(a);
+      const auto* y = As<TensorSInfoNode>(b);
+      return x->dtype() == y->dtype() && x->ndim() == y->ndim() && x->vdevice() == y->vdevice() &&
+             DimsEqual(x->shape(), y->shape(), dims);
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto& x = As<TupleSInfoNode>(a)->fields();
+      const auto& y = As<TupleSInfoNode>(b)->fields();
+      if (x.size() != y.size()) return false;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (!StructInfoEqual(x[i], y[i], dims)) return false;
+      }
+      return true;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* x = As<FuncSInfoNode>(a);
+      const auto* y = As<FuncSInfoNode>(b);
+      if (x->is_pure() != y->is_pure() || x->params().has_value() != y->params().has_value()) {
+        return false;
+      }
+      if (x->params()) {
+        if (x->params()->size() != y->params()->size()) return false;
+        for (size_t i = 0; i < x->params()->size(); ++i) {
+          if (!StructInfoEqual((*x->params())[i], (*y->params())[i], dims)) return false;
+        }
+      }
+      return StructInfoEqual(x->ret(), y->ret(), dims);
+    }
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
+      return false;
   }
   PS_UNREACHABLE();
 }

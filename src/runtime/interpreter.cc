@@ -276,10 +276,7 @@ Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
     }
     case ir::NodeKind::kOp:
     case ir::NodeKind::kPrimFunc:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       throw RuntimeError("cannot evaluate this expression");
   }
   PS_UNREACHABLE();

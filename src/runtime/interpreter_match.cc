@@ -65,10 +65,7 @@ void BindBare(const Interpreter& interp, const Value& value, const ir::StructInf
     }
     case ir::NodeKind::kObjectSInfo:
     case ir::NodeKind::kFuncSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       break;
   }
 }
@@ -166,10 +163,7 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
         throw RuntimeError(what + " must be a function, got " + value.Describe());
       }
       return;
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return;
   }
 }
@@ -217,10 +211,7 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
     }
     case ir::NodeKind::kBufferLoad:
       throw RuntimeError("a buffer load is not a symbolic expression of a Relax program");
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       throw RuntimeError("cannot evaluate this symbolic expression");
   }
   PS_UNREACHABLE();

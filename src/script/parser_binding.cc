@@ -42,10 +42,7 @@ bool IsLeafOrTuple(const ir::Expr& e) {
     case ir::NodeKind::kIf:
     case ir::NodeKind::kSeqExpr:
     case ir::NodeKind::kFunction:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       return false;
   }
   PS_UNREACHABLE();
@@ -273,7 +270,7 @@ ir::Var Lowerer::EmitMatchCast(std::string_view name, Span name_span, const Valu
                                const ir::StructInfo& annotation, const PyExpr* annotation_node,
                                Span stmt_span) {
   if (fn_ == nullptr) Error(name_span, "bindings are only allowed inside a function");
-  if (annotation && !SameStructInfo(annotation, value.sinfo)) {
+  if (annotation && !ir::StructInfoEqual(annotation, value.sinfo, ir::DimEquality::kProvable)) {
     Error(annotation_node, "annotation " + RenderStructInfo(annotation) +
                                " differs from the R.match_cast target " +
                                RenderStructInfo(value.sinfo));

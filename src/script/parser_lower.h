@@ -331,9 +331,6 @@ bool IsLeafOrTuple(const ir::Expr& e);
 // Whether `e` is a call of `R.<name>` written as such ("R.output(...)").
 bool IsRelaxCall(const PyExpr* e, std::string_view name);
 
-// Structural equality of struct info (symbolic vars by identity, dims by ProvablyEqual).
-bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b);
-
 // Struct info as the parser's diagnostics spell it: the printer's classic spelling on one
 // line, not cut.
 inline std::string RenderStructInfo(const ir::StructInfo& sinfo) {

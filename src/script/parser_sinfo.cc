@@ -30,17 +30,6 @@ bool DimsIncompatible(const std::vector<ir::PrimExpr>& a, const std::vector<ir::
   return false;
 }
 
-bool SameDims(const std::optional<std::vector<ir::PrimExpr>>& a,
-              const std::optional<std::vector<ir::PrimExpr>>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  if (!a) return true;
-  if (a->size() != b->size()) return false;
-  for (size_t i = 0; i < a->size(); ++i) {
-    if (!ir::ProvablyEqual((*a)[i], (*b)[i])) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 ir::StructInfo Lowerer::EvalSInfo(const PyExpr* e, bool signature) {
@@ -323,68 +312,7 @@ bool Lowerer::StaticallyIncompatible(const ir::StructInfo& annotation,
       return StaticallyIncompatible(a->ret(), v->ret());
     }
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
-      return false;
-  }
-  PS_UNREACHABLE();
-}
-
-bool SameStructInfo(const ir::StructInfo& a, const ir::StructInfo& b) {
-  using ir::NodeKind;
-  if (a == b) return true;
-  if (a->kind() != b->kind()) return false;
-  switch (a->kind()) {
-    case NodeKind::kObjectSInfo:
-      return true;
-    case NodeKind::kPrimSInfo: {
-      const auto* x = static_cast<const ir::PrimSInfoNode*>(a.get());
-      const auto* y = static_cast<const ir::PrimSInfoNode*>(b.get());
-      if (x->dtype() != y->dtype() || (x->value() == nullptr) != (y->value() == nullptr)) {
-        return false;
-      }
-      return !x->value() || ir::ProvablyEqual(x->value(), y->value());
-    }
-    case NodeKind::kShapeSInfo: {
-      const auto* x = static_cast<const ir::ShapeSInfoNode*>(a.get());
-      const auto* y = static_cast<const ir::ShapeSInfoNode*>(b.get());
-      return x->ndim() == y->ndim() && SameDims(x->values(), y->values());
-    }
-    case NodeKind::kTensorSInfo: {
-      const auto* x = static_cast<const ir::TensorSInfoNode*>(a.get());
-      const auto* y = static_cast<const ir::TensorSInfoNode*>(b.get());
-      return x->dtype() == y->dtype() && x->ndim() == y->ndim() && x->vdevice() == y->vdevice() &&
-             SameDims(x->shape(), y->shape());
-    }
-    case NodeKind::kTupleSInfo: {
-      const auto* x = static_cast<const ir::TupleSInfoNode*>(a.get());
-      const auto* y = static_cast<const ir::TupleSInfoNode*>(b.get());
-      if (x->fields().size() != y->fields().size()) return false;
-      for (size_t i = 0; i < x->fields().size(); ++i) {
-        if (!SameStructInfo(x->fields()[i], y->fields()[i])) return false;
-      }
-      return true;
-    }
-    case NodeKind::kFuncSInfo: {
-      const auto* x = static_cast<const ir::FuncSInfoNode*>(a.get());
-      const auto* y = static_cast<const ir::FuncSInfoNode*>(b.get());
-      if (x->is_pure() != y->is_pure() || x->params().has_value() != y->params().has_value()) {
-        return false;
-      }
-      if (x->params()) {
-        if (x->params()->size() != y->params()->size()) return false;
-        for (size_t i = 0; i < x->params()->size(); ++i) {
-          if (!SameStructInfo((*x->params())[i], (*y->params())[i])) return false;
-        }
-      }
-      return SameStructInfo(x->ret(), y->ret());
-    }
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return false;
   }
   PS_UNREACHABLE();

@@ -166,10 +166,7 @@ std::string Printer::Expr(const ir::Expr& expr) {
     case NodeKind::kIf:
     case NodeKind::kSeqExpr:
     case NodeKind::kFunction:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_EXPR:
       // If / SeqExpr / Function only occur as statements; TVM cannot print them inline.
       return config_.one_line ? Summary(expr) : "<unprintable>";
   }

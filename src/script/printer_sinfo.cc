@@ -11,75 +11,6 @@ using ir::NodeKind;
 using ir::PrimExpr;
 using ir::StructInfo;
 
-// Equality of dims lists: ir::ExprDeepEqual per dim, symbolic vars by identity (TVM's
-// StructuralEqual on struct info, whose symbolic vars are free).
-bool PrimsEqual(const std::optional<std::vector<PrimExpr>>& a,
-                const std::optional<std::vector<PrimExpr>>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  if (!a) return true;
-  if (a->size() != b->size()) return false;
-  for (size_t i = 0; i < a->size(); ++i) {
-    if (!ir::ExprDeepEqual((*a)[i], (*b)[i])) return false;
-  }
-  return true;
-}
-
-bool SInfoEqual(const StructInfo& a, const StructInfo& b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind() != b->kind()) return false;
-  switch (a->kind()) {
-    case NodeKind::kObjectSInfo:
-      return true;
-    case NodeKind::kPrimSInfo: {
-      const auto* x = ir::As<ir::PrimSInfoNode>(a);
-      const auto* y = ir::As<ir::PrimSInfoNode>(b);
-      if (!(x->dtype() == y->dtype())) return false;
-      if (!x->value() || !y->value()) return !x->value() && !y->value();
-      return ir::ExprDeepEqual(x->value(), y->value());
-    }
-    case NodeKind::kShapeSInfo: {
-      const auto* x = ir::As<ir::ShapeSInfoNode>(a);
-      const auto* y = ir::As<ir::ShapeSInfoNode>(b);
-      return x->ndim() == y->ndim() && PrimsEqual(x->values(), y->values());
-    }
-    case NodeKind::kTensorSInfo: {
-      const auto* x = ir::As<ir::TensorSInfoNode>(a);
-      const auto* y = ir::As<ir::TensorSInfoNode>(b);
-      return x->dtype() == y->dtype() && x->ndim() == y->ndim() && x->vdevice() == y->vdevice() &&
-             PrimsEqual(x->shape(), y->shape());
-    }
-    case NodeKind::kTupleSInfo: {
-      const auto& x = ir::As<ir::TupleSInfoNode>(a)->fields();
-      const auto& y = ir::As<ir::TupleSInfoNode>(b)->fields();
-      if (x.size() != y.size()) return false;
-      for (size_t i = 0; i < x.size(); ++i) {
-        if (!SInfoEqual(x[i], y[i])) return false;
-      }
-      return true;
-    }
-    case NodeKind::kFuncSInfo: {
-      const auto* x = ir::As<ir::FuncSInfoNode>(a);
-      const auto* y = ir::As<ir::FuncSInfoNode>(b);
-      if (x->is_pure() != y->is_pure() || x->params().has_value() != y->params().has_value()) {
-        return false;
-      }
-      if (x->params()) {
-        if (x->params()->size() != y->params()->size()) return false;
-        for (size_t i = 0; i < x->params()->size(); ++i) {
-          if (!SInfoEqual((*x->params())[i], (*y->params())[i])) return false;
-        }
-      }
-      return SInfoEqual(x->ret(), y->ret());
-    }
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
-      return false;
-  }
-  PS_UNREACHABLE();
-}
-
 }  // namespace
 
 std::string Printer::Tuple(const std::vector<std::string>& fields) {
@@ -187,10 +118,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
       for (const StructInfo& p : *n->params()) params.push_back(SInfo(p));
       return "R.Callable(" + Tuple(params) + ", " + ret + ", " + purity + ")";
     }
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return "R.Object";
   }
   PS_UNREACHABLE();
@@ -200,7 +128,8 @@ std::optional<std::string> Printer::Annotation(const ir::VarNode& var, const ir:
   if (!var.struct_info()) return std::nullopt;
   if (const auto* call = ir::As<ir::CallNode>(rhs)) {
     if ((call->IsOp("relax.call_tir") || call->IsOp("relax.call_dps_packed")) &&
-        call->sinfo_args().size() == 1 && SInfoEqual(call->sinfo_args()[0], var.struct_info())) {
+        call->sinfo_args().size() == 1 &&
+        ir::StructInfoEqual(call->sinfo_args()[0], var.struct_info())) {
       return std::nullopt;
     }
   }

@@ -119,8 +119,10 @@ bool Is(const Ptr<U>& node) {
 }
 
 // Case labels of every kind of one node family. A switch over node kinds has no `default:`:
-// it handles each kind of its own family and lists the other families with these macros (as
-// unreachable), so -Wswitch reports every switch that a new kind is missing from.
+// it names each kind of its own family and ends with PIPESPLIT_KINDS_OUTSIDE_<family> (as
+// unreachable), so -Wswitch reports every switch that a new kind of the family is missing from.
+// A new kind goes into its family's list here; a new family gets a list of its own and joins
+// the OUTSIDE lists.
 #define PIPESPLIT_PRIM_EXPR_KINDS              \
   case ::pipesplit::ir::NodeKind::kIntImm:     \
   case ::pipesplit::ir::NodeKind::kFloatImm:   \
@@ -172,6 +174,23 @@ bool Is(const Ptr<U>& node) {
   case ::pipesplit::ir::NodeKind::kEvaluate:     \
   case ::pipesplit::ir::NodeKind::kAllocate:     \
   case ::pipesplit::ir::NodeKind::kDeclBuffer
+
+// Every kind outside one family, for the tail of a switch over that family.
+#define PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR \
+  PIPESPLIT_STRUCT_INFO_KINDS:            \
+  PIPESPLIT_EXPR_KINDS:                   \
+  PIPESPLIT_BINDING_KINDS:                \
+  PIPESPLIT_TIR_KINDS
+#define PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO \
+  PIPESPLIT_PRIM_EXPR_KINDS:                \
+  PIPESPLIT_EXPR_KINDS:                     \
+  PIPESPLIT_BINDING_KINDS:                  \
+  PIPESPLIT_TIR_KINDS
+#define PIPESPLIT_KINDS_OUTSIDE_EXPR \
+  PIPESPLIT_PRIM_EXPR_KINDS:         \
+  PIPESPLIT_STRUCT_INFO_KINDS:       \
+  PIPESPLIT_BINDING_KINDS:           \
+  PIPESPLIT_TIR_KINDS
 
 #define PIPESPLIT_NODE_KIND(K) \
   static bool ClassOf(NodeKind kind) { return kind == NodeKind::K; }

@@ -270,10 +270,7 @@ void ForEachChild(const PrimExpr& e, F&& f) {
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       break;
   }
 }
@@ -337,10 +334,7 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       return e;
   }
   PS_UNREACHABLE();

@@ -140,6 +140,16 @@ void VisitTirVars(const StructInfo& sinfo, const std::function<void(const TirVar
 // symbolic dims compared by ProvablyEqual.) Used to check annotations against inferred info.
 bool IsBaseOf(const StructInfo& base, const StructInfo& derived);
 
+// How StructInfoEqual compares two symbolic dims or prim values.
+enum class DimEquality : uint8_t {
+  kDeep,      // the same expression tree (ExprDeepEqual): TVM's StructuralEqual on free vars
+  kProvable,  // provably equal (ProvablyEqual), e.g. `n + 1` and `1 + n`
+};
+// Whether a and b are the same struct info: kinds, dtypes, ranks, vdevices, purity and fields
+// alike, symbolic vars by identity, dims compared as `dims` says. Null equals only null.
+bool StructInfoEqual(const StructInfo& a, const StructInfo& b,
+                     DimEquality dims = DimEquality::kDeep);
+
 // The struct info with every symbolic expression that mentions a var not accepted by
 // `is_defined` erased (dims become unknown, keeping the rank), as TVM's EraseToWellDefined.
 StructInfo EraseToWellDefined(const StructInfo& sinfo,

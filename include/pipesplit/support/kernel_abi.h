@@ -51,8 +51,8 @@ typedef struct PipesplitKernelArg {
   double scalar_float;  /* the value of a float scalar parameter */
 } PipesplitKernelArg;
 
-typedef int32_t (*PipesplitKernelFn)(const PipesplitKernelArg* args, int32_t num_args,
-                                     char* error, int64_t error_size);
+typedef int32_t (*PipesplitKernelFn)(const PipesplitKernelArg* args, int32_t num_args, char* error,
+                                     int64_t error_size);
 typedef int32_t (*PipesplitKernelAbiVersionFn)(void);
 typedef const char* (*PipesplitKernelNamesFn)(void);
 

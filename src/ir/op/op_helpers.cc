@@ -81,10 +81,7 @@ std::string SInfoKindName(const StructInfo& sinfo) {
     case NodeKind::kFuncSInfo:
       return "R.Callable";
     case NodeKind::kObjectSInfo:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return "R.Object";
   }
   PS_UNREACHABLE();
