@@ -1,7 +1,8 @@
 // PrimFuncs to C++ source: one extern "C" function per PrimFunc implementing the kernel ABI,
 // with TVM's semantics (blocks in loop order, T.init on the first iteration of every
 // reduction var, predicates, floor division, wrapping integers, float16/bfloat16 rounded to
-// nearest even after every operation).
+// nearest even after every operation). T.Select and T.if_then_else both evaluate only the
+// chosen side (the value is the same; no out-of-range load on the untaken side).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -319,8 +320,13 @@ class KernelEmitter {
       }
       case ir::NodeKind::kSelect: {
         const auto* n = ir::As<ir::SelectNode>(e);
-        return "ps_select<" + ValueType(dt) + ">(static_cast<bool>(" + Expr(n->cond()) + "), " +
-               Expr(n->true_value()) + ", " + Expr(n->false_value()) + ")";
+        // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
+        // only the chosen side gives the same value without touching memory the untaken side
+        // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
+        std::string vt = ValueType(dt);
+        return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
+               Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) +
+               "))";
       }
       case ir::NodeKind::kBufferLoad: {
         const auto* n = ir::As<ir::BufferLoadNode>(e);

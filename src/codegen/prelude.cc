@@ -165,9 +165,6 @@ template <class T>
 inline T ps_min(T a, T b) { return a < b ? a : b; }
 template <class T>
 inline T ps_max(T a, T b) { return a > b ? a : b; }
-// T.Select evaluates both sides (a function call); T.if_then_else is emitted as `?:`.
-template <class T>
-inline T ps_select(bool c, T a, T b) { return c ? a : b; }
 
 template <class T>
 inline T ps_shl(T a, T b) {
