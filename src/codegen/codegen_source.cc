@@ -4,9 +4,7 @@
 // nearest even after every operation). T.Select and T.if_then_else both evaluate only the
 // chosen side (the value is the same; no out-of-range load on the untaken side).
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <limits>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <unordered_map>
@@ -22,53 +20,6 @@ namespace {
 
 using ir::BinaryOp;
 using ir::PrimExpr;
-
-// A C string literal of `text`.
-std::string Quote(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\%03o", static_cast<unsigned char>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
-std::string Sanitize(const std::string& name) {
-  std::string out;
-  for (char c : name) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    out += ok ? c : '_';
-  }
-  return out;
-}
-
-std::string IntLiteral(int64_t v) {
-  if (v == std::numeric_limits<int64_t>::min()) return "(-INT64_C(9223372036854775807) - 1)";
-  return "INT64_C(" + std::to_string(v) + ")";
-}
-
-std::string DoubleLiteral(double v) {
-  if (std::isnan(v)) return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(v)) {
-    return v > 0 ? "std::numeric_limits<double>::infinity()"
-                 : "(-std::numeric_limits<double>::infinity())";
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%a", v);
-  return std::string("(") + buf + ")";
-}
-
-bool IsHalf(DataType dt) { return dt.code() == DataType::Code::kFloat && dt.bits() == 16; }
-bool IsBF16(DataType dt) { return dt.code() == DataType::Code::kBFloat && dt.bits() == 16; }
-bool IsBoolLike(DataType dt) { return dt.is_bool() || (dt.is_uint() && dt.bits() == 1); }
 
 class KernelEmitter {
  public:
@@ -118,56 +69,22 @@ class KernelEmitter {
     return "v" + std::to_string(counter_++) + "_" + Sanitize(hint);
   }
 
-  // ---- Types.
+  // ---- Types (see codegen_internal.h).
   std::string ValueType(DataType dt) const {
-    if (dt.lanes() != 1) Unsupported("vector dtype " + dt.ToString());
-    if (IsBoolLike(dt)) return "bool";
-    if (dt.is_int() || dt.is_uint()) {
-      int b = dt.bits();
-      if (b == 8 || b == 16 || b == 32 || b == 64) {
-        return std::string(dt.is_int() ? "int" : "uint") + std::to_string(b) + "_t";
-      }
-    }
-    if (dt.code() == DataType::Code::kFloat && dt.bits() == 32) return "float";
-    if (dt.code() == DataType::Code::kFloat && dt.bits() == 64) return "double";
-    if (IsHalf(dt) || IsBF16(dt)) return "float";
-    Unsupported("dtype " + dt.ToString());
+    std::optional<std::string> t = CValueType(dt);
+    if (!t) Unsupported("dtype " + dt.ToString());
+    return *t;
   }
-
   std::string StorageType(DataType dt) const {
-    if (IsBoolLike(dt)) return "uint8_t";
-    if (IsHalf(dt) || IsBF16(dt)) return "uint16_t";
-    return ValueType(dt);
-  }
-
-  // ABI type code and bits of a buffer element / scalar.
-  std::pair<int, int> AbiType(DataType dt) const {
     ValueType(dt);  // rejects unsupported dtypes
-    if (IsBoolLike(dt)) return {1, 1};
-    if (dt.is_int()) return {0, dt.bits()};
-    if (dt.is_uint()) return {1, dt.bits()};
-    if (IsBF16(dt)) return {4, 16};
-    return {2, dt.bits()};
+    return *CStorageType(dt);
   }
-
-  // Rounds a float-computed value to the precision of a 16-bit float dtype.
-  static std::string Round(DataType dt, const std::string& e) {
-    if (IsHalf(dt)) return "ps_rf16(" + e + ")";
-    if (IsBF16(dt)) return "ps_rbf16(" + e + ")";
-    return e;
+  std::pair<int, int> AbiType(DataType dt) const {
+    ValueType(dt);
+    return AbiTypeOf(dt);
   }
-
-  static std::string FromStorage(DataType dt, const std::string& e) {
-    if (IsHalf(dt)) return "ps_h2f(" + e + ")";
-    if (IsBF16(dt)) return "ps_bf2f(" + e + ")";
-    if (IsBoolLike(dt)) return "(" + e + " != 0)";
-    return e;
-  }
-
   std::string ToStorage(DataType dt, const std::string& e) const {
-    if (IsHalf(dt)) return "ps_f2h(static_cast<float>(" + e + "))";
-    if (IsBF16(dt)) return "ps_f2bf(static_cast<float>(" + e + "))";
-    return "static_cast<" + StorageType(dt) + ">(" + e + ")";
+    return ToStorageValue(dt, StorageType(dt), e);
   }
 
   // ---- Vars and buffers.
