@@ -2,6 +2,7 @@
 // through the kernel ABI and compared with values computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -85,6 +86,29 @@ const std::string kKernels = std::string(testing::kHeader) + R"(    @T.prim_func
             B[i] = T.Cast("float32", H[i])
 
     @T.prim_func
+    def intrinsics(A: T.Buffer((T.int64(4),), "float32"), O: T.Buffer((T.int64(13), T.int64(4)), "float32"), I: T.Buffer((T.int64(4),), "int32"), J: T.Buffer((T.int64(5), T.int64(4)), "int32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i in range(T.int64(4)):
+            O[T.int64(0), i] = T.exp(A[i])
+            O[T.int64(1), i] = T.sqrt(T.fabs(A[i]))
+            O[T.int64(2), i] = T.rsqrt(T.fabs(A[i]))
+            O[T.int64(3), i] = T.tanh(A[i])
+            O[T.int64(4), i] = T.sigmoid(A[i])
+            O[T.int64(5), i] = T.erf(A[i])
+            O[T.int64(6), i] = T.round(A[i])
+            O[T.int64(7), i] = T.floor(A[i])
+            O[T.int64(8), i] = T.ceil(A[i])
+            O[T.int64(9), i] = T.trunc(A[i])
+            O[T.int64(10), i] = T.pow(T.fabs(A[i]), T.float32(1.5))
+            O[T.int64(11), i] = T.max(A[i], T.float32(0)) + T.min(A[i], T.float32(-1))
+            O[T.int64(12), i] = T.Select(A[i] < T.float32(0), T.log(T.fabs(A[i])), T.exp2(A[i]))
+            J[T.int64(0), i] = T.shift_left(I[i], 3)
+            J[T.int64(1), i] = T.shift_right(I[i], 1)
+            J[T.int64(2), i] = T.bitwise_and(I[i], 6) + T.bitwise_or(I[i], 1)
+            J[T.int64(3), i] = T.bitwise_xor(I[i], 5)
+            J[T.int64(4), i] = T.bitwise_not(I[i])
+
+    @T.prim_func
     def int_ops(A: T.Buffer((T.int64(6),), "int32"), B: T.Buffer((T.int64(6),), "int32"), O: T.Buffer((T.int64(6), T.int64(6)), "int32")):
         T.func_attr({"tir.noalias": T.bool(True)})
         for i in range(T.int64(6)):
@@ -120,7 +144,7 @@ TEST_F(CodegenExec, ExportsTheAbiVersionAndKernelNames) {
   ASSERT_NE(version, nullptr);
   ASSERT_NE(names, nullptr);
   EXPECT_EQ(version(), PIPESPLIT_KERNEL_ABI_VERSION);
-  EXPECT_STREQ(names(), "add\nhalf_round_trip\nint_ops\nmatmul\nrowsum\nscale");
+  EXPECT_STREQ(names(), "add\nhalf_round_trip\nint_ops\nintrinsics\nmatmul\nrowsum\nscale");
 }
 
 TEST_F(CodegenExec, AddsWithASymbolicLength) {
@@ -214,6 +238,39 @@ TEST_F(CodegenExec, IntegerDivisionFloorsAndArithmeticWraps) {
     EXPECT_EQ(o[4 * 6 + i], sum[i]) << i;
     EXPECT_EQ(o[5 * 6 + i], product[i]) << i;
   }
+}
+
+TEST_F(CodegenExec, IntrinsicsFollowTheCLibrary) {
+  std::vector<float> a = {-2.5f, -0.75f, 0.5f, 2.5f}, o(13 * 4);
+  std::vector<int32_t> in = {-8, -3, 5, 1 << 28}, j(5 * 4);
+  ASSERT_EQ(library_->Call("intrinsics", {BufferArg(a, {4}), BufferArg(o, {13, 4}),
+                                          BufferArg(in, {4}), BufferArg(j, {5, 4})}),
+            "");
+  for (int i = 0; i < 4; ++i) {
+    float x = a[i];
+    std::vector<float> expected = {std::exp(x),
+                                   std::sqrt(std::fabs(x)),
+                                   1.0f / std::sqrt(std::fabs(x)),
+                                   std::tanh(x),
+                                   1.0f / (1.0f + std::exp(-x)),
+                                   std::erf(x),
+                                   std::nearbyint(x),
+                                   std::floor(x),
+                                   std::ceil(x),
+                                   std::trunc(x),
+                                   std::pow(std::fabs(x), 1.5f),
+                                   std::max(x, 0.0f) + std::min(x, -1.0f),
+                                   x < 0 ? std::log(std::fabs(x)) : std::exp2(x)};
+    for (int k = 0; k < 13; ++k) EXPECT_EQ(o[k * 4 + i], expected[k]) << k << " " << x;
+    int32_t v = in[i];
+    EXPECT_EQ(j[0 * 4 + i], static_cast<int32_t>(static_cast<uint32_t>(v) << 3)) << v;
+    EXPECT_EQ(j[1 * 4 + i], v >> 1) << v;
+    EXPECT_EQ(j[2 * 4 + i], (v & 6) + (v | 1)) << v;
+    EXPECT_EQ(j[3 * 4 + i], v ^ 5) << v;
+    EXPECT_EQ(j[4 * 4 + i], ~v) << v;
+  }
+  EXPECT_EQ(o[6 * 4 + 0], -2.0f);  // round: ties to even
+  EXPECT_EQ(o[6 * 4 + 3], 2.0f);
 }
 
 TEST_F(CodegenExec, TakesScalarParameters) {
