@@ -1,0 +1,291 @@
+// The fixed part of every generated kernel source: value conversions for the 16-bit float
+// types, integer arithmetic that wraps, floor division, intrinsics, argument checks and the
+// error channel of the kernel ABI. Only the standard library is used.
+#include "src/codegen/codegen_internal.h"
+
+namespace pipesplit::codegen {
+
+const char* KernelPrelude() {
+  return R"PSPRELUDE(
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <memory>
+#include <new>
+#include <string>
+#include <type_traits>
+
+namespace {
+
+// ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
+inline uint16_t ps_f2h(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t ax = x & 0x7fffffffu;
+  if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
+  uint32_t exp = ax >> 23;
+  if (exp < 113) {  // below 2^-14: a subnormal half (or zero), in units of 2^-24
+    if (exp == 0) return static_cast<uint16_t>(sign);
+    uint32_t m = (ax & 0x7fffffu) | 0x800000u;
+    uint32_t shift = 126 - exp;
+    if (shift > 24) return static_cast<uint16_t>(sign);
+    uint32_t q = m >> shift;
+    uint32_t r = m & ((1u << shift) - 1u);
+    uint32_t half = 1u << (shift - 1);
+    if (r > half || (r == half && (q & 1u))) ++q;
+    return static_cast<uint16_t>(sign | q);
+  }
+  uint32_t h = ((exp - 112) << 10) | ((ax & 0x7fffffu) >> 13);
+  uint32_t r = ax & 0x1fffu;
+  if (r > 0x1000u || (r == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+inline float ps_h2f(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t m = h & 0x3ffu;
+  uint32_t x;
+  if (exp == 0) {
+    float f = static_cast<float>(m) * 5.9604644775390625e-8f;
+    std::memcpy(&x, &f, 4);
+    x |= sign;
+  } else if (exp == 31) {
+    x = sign | 0x7f800000u | (m << 13);
+  } else {
+    x = sign | ((exp + 112) << 23) | (m << 13);
+  }
+  float out;
+  std::memcpy(&out, &x, 4);
+  return out;
+}
+
+inline uint16_t ps_f2bf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
+inline float ps_bf2f(uint16_t b) {
+  uint32_t x = static_cast<uint32_t>(b) << 16;
+  float out;
+  std::memcpy(&out, &x, 4);
+  return out;
+}
+
+inline float ps_rf16(float f) { return ps_h2f(ps_f2h(f)); }
+inline float ps_rbf16(float f) { return ps_bf2f(ps_f2bf(f)); }
+
+// ---- Arithmetic: integers wrap (computed in uint64_t), floats as IEEE.
+template <class T>
+constexpr bool ps_is_int = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+template <class T>
+inline T ps_add(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+  } else {
+    return a + b;
+  }
+}
+template <class T>
+inline T ps_sub(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    return static_cast<T>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+  } else {
+    return a - b;
+  }
+}
+template <class T>
+inline T ps_mul(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+  } else {
+    return a * b;
+  }
+}
+// Truncating division and remainder; x / 0 is 0 and MIN / -1 wraps (no trap).
+template <class T>
+inline T ps_truncdiv(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed<T>::value) {
+      if (b == -1) return ps_sub<T>(0, a);
+    }
+    return static_cast<T>(a / b);
+  } else {
+    return a / b;
+  }
+}
+template <class T>
+inline T ps_truncmod(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    if (b == 0) return 0;
+    if constexpr (std::is_signed<T>::value) {
+      if (b == -1) return 0;
+    }
+    return static_cast<T>(a % b);
+  } else {
+    return std::fmod(a, b);
+  }
+}
+template <class T>
+inline T ps_floordiv(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    T q = ps_truncdiv<T>(a, b);
+    if constexpr (std::is_signed<T>::value) {
+      T r = ps_truncmod<T>(a, b);
+      if (r != 0 && ((r < 0) != (b < 0))) q = ps_sub<T>(q, 1);
+    }
+    return q;
+  } else {
+    return std::floor(a / b);
+  }
+}
+template <class T>
+inline T ps_floormod(T a, T b) {
+  if constexpr (ps_is_int<T>) {
+    T r = ps_truncmod<T>(a, b);
+    if constexpr (std::is_signed<T>::value) {
+      if (r != 0 && ((r < 0) != (b < 0))) r = ps_add<T>(r, b);
+    }
+    return r;
+  } else {
+    return a - std::floor(a / b) * b;
+  }
+}
+template <class T>
+inline T ps_min(T a, T b) { return a < b ? a : b; }
+template <class T>
+inline T ps_max(T a, T b) { return a > b ? a : b; }
+
+template <class T>
+inline T ps_shl(T a, T b) {
+  uint64_t n = static_cast<uint64_t>(b);
+  if (n >= sizeof(T) * 8) return 0;
+  return static_cast<T>(static_cast<uint64_t>(a) << n);
+}
+template <class T>
+inline T ps_shr(T a, T b) {
+  uint64_t n = static_cast<uint64_t>(b);
+  if (n >= sizeof(T) * 8) {
+    if constexpr (std::is_unsigned<T>::value) return 0;
+    n = sizeof(T) * 8 - 1;
+  }
+  return static_cast<T>(a >> n);
+}
+template <class T>
+inline T ps_neg(T a) { return ps_sub<T>(0, a); }
+template <class T>
+inline T ps_abs(T a) {
+  if constexpr (std::is_unsigned<T>::value) {
+    return a;
+  } else if constexpr (ps_is_int<T>) {
+    return a < 0 ? ps_neg<T>(a) : a;
+  } else {
+    return std::fabs(a);
+  }
+}
+template <class T>
+inline T ps_sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <class T>
+inline T ps_rsqrt(T x) { return T(1) / std::sqrt(x); }
+template <class To, class From>
+inline To ps_bitcast(From v) {
+  static_assert(sizeof(To) == sizeof(From), "reinterpret between types of different sizes");
+  To out;
+  std::memcpy(&out, &v, sizeof(To));
+  return out;
+}
+
+// ---- Errors: thrown inside a kernel, caught at its entry and written to the caller's buffer.
+struct PsFail {
+  std::string message;
+};
+
+[[noreturn]] inline void ps_fail(std::string message) { throw PsFail{std::move(message)}; }
+
+inline int32_t ps_report(const char* message, char* error, int64_t error_size) {
+  if (error != nullptr && error_size > 0) std::snprintf(error, error_size, "%s", message);
+  return 1;
+}
+
+inline void ps_check_arity(const char* kernel, int32_t num_args, int32_t expected) {
+  if (num_args != expected) {
+    ps_fail(std::string(kernel) + ": expected " + std::to_string(expected) +
+            " arguments, got " + std::to_string(num_args));
+  }
+}
+
+inline void ps_check_buffer(const char* kernel, const char* buffer, const PipesplitKernelArg& arg,
+                            int32_t ndim, int code, int bits) {
+  if (arg.ndim != ndim) {
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": rank " + std::to_string(arg.ndim) +
+            ", expected " + std::to_string(ndim));
+  }
+  if (arg.dtype_code != code || arg.dtype_bits != bits || arg.lanes != 1) {
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": dtype code " +
+            std::to_string(arg.dtype_code) + " bits " + std::to_string(arg.dtype_bits) +
+            " lanes " + std::to_string(arg.lanes) + ", expected code " + std::to_string(code) +
+            " bits " + std::to_string(bits) + " lanes 1");
+  }
+  if (ndim > 0 && arg.shape == nullptr) {
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": no shape");
+  }
+  if (arg.data == nullptr) {
+    for (int32_t i = 0; i < ndim; ++i) {
+      if (arg.shape[i] == 0) return;
+    }
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": no data");
+  }
+}
+
+inline void ps_check_scalar(const char* kernel, const char* name, const PipesplitKernelArg& arg,
+                            int code) {
+  if (arg.ndim != -1 || arg.dtype_code != code) {
+    ps_fail(std::string(kernel) + ": parameter " + name + ": expected a scalar of type code " +
+            std::to_string(code));
+  }
+}
+
+inline void ps_check_dim(const char* kernel, const char* buffer, int dim, int64_t actual,
+                         int64_t expected) {
+  if (actual != expected) {
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": dim " + std::to_string(dim) + " is " +
+            std::to_string(actual) + ", expected " + std::to_string(expected));
+  }
+}
+
+inline int64_t ps_chk(int64_t index, int64_t extent, const char* kernel, const char* buffer,
+                      int dim) {
+  if (index < 0 || index >= extent) {
+    ps_fail(std::string("kernel ") + kernel + ": buffer " + buffer + ": index " +
+            std::to_string(index) + " out of bounds for dim " + std::to_string(dim) +
+            " of extent " + std::to_string(extent));
+  }
+  return index;
+}
+
+template <class T>
+inline std::unique_ptr<T[]> ps_alloc(int64_t n, const char* kernel, const char* buffer) {
+  if (n < 0) ps_fail(std::string(kernel) + ": buffer " + buffer + ": negative size");
+  T* p = new (std::nothrow) T[n > 0 ? n : 1];
+  if (p == nullptr) {
+    ps_fail(std::string(kernel) + ": buffer " + buffer + ": out of memory (" +
+            std::to_string(n) + " elements)");
+  }
+  return std::unique_ptr<T[]>(p);
+}
+
+}  // namespace
+)PSPRELUDE";
+}
+
+}  // namespace pipesplit::codegen
