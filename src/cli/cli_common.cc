@@ -10,6 +10,8 @@
 #include <iterator>
 #include <new>
 
+#include "pipesplit/codegen/codegen.h"
+#include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/tensor.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"
@@ -57,6 +59,9 @@ int ReportCurrentException() {
     throw;
   } catch (const DiagnosticError& e) {
     std::fputs(e.what(), stderr);
+    return 1;
+  } catch (const codegen::CodegenError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
   } catch (const runtime::RuntimeError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -33,6 +33,16 @@ void EnableHugePageHeap(char** argv);
 // (diagnostics, runtime errors, out of memory), 2 for internal errors. Call it from a catch.
 int ReportCurrentException();
 
+// Where compiled kernel libraries are kept, and whether their accesses are bounds checked
+// (`--kernel-cache DIR`, `--check-bounds`).
+struct KernelOptions {
+  std::string cache_dir;
+  bool check_bounds = false;
+};
+void AddKernelOptions(CLI::App* cmd, KernelOptions* options);
+// The kernel library of `mod`'s PrimFuncs, compiled or found in the cache (codegen).
+std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options);
+
 // Each subcommand registers itself and returns the function that runs it (exit code).
 using Runner = std::function<int()>;
 Runner AddFmtCommand(CLI::App& app);
@@ -43,6 +53,7 @@ Runner AddPassesCommand(CLI::App& app);
 Runner AddRunCommand(CLI::App& app);
 Runner AddVerifySplitCommand(CLI::App& app);
 Runner AddExampleCommand(CLI::App& app);
+Runner AddBuildCommand(CLI::App& app);
 
 }  // namespace pipesplit::cli
 

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add(cli::AddFmtCommand);
   add(cli::AddCheckCommand);
   add(cli::AddDiffCommand);
+  add(cli::AddBuildCommand);
   add(cli::AddOptCommand);
   add(cli::AddPassesCommand);
   add(cli::AddRunCommand);

@@ -1,0 +1,54 @@
+// pipesplit build: compiles a module's TIR kernels into one shared library (codegen), the
+// library `run` and `verify-split` load. They build on the fly too, through the same cache.
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "pipesplit/codegen/codegen.h"
+#include "pipesplit/support/diagnostic.h"
+#include "src/cli/cli_common.h"
+
+namespace pipesplit::cli {
+
+void AddKernelOptions(CLI::App* cmd, KernelOptions* options) {
+  cmd->add_option("--kernel-cache", options->cache_dir,
+                  "folder of compiled kernel libraries (default: $PIPESPLIT_KERNEL_CACHE, else "
+                  "$XDG_CACHE_HOME/pipesplit/kernels, else ~/.cache/pipesplit/kernels)");
+  cmd->add_flag("--check-bounds", options->check_bounds,
+                "check every buffer access of every kernel; an access out of bounds is an error "
+                "naming the kernel, the buffer and the index");
+}
+
+std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options) {
+  codegen::BuildOptions build;
+  build.cache_dir = options.cache_dir;
+  build.check_bounds = options.check_bounds;
+  return codegen::BuildKernelLibrary(mod, build);
+}
+
+Runner AddBuildCommand(CLI::App& app) {
+  struct Args {
+    std::string input;
+    std::string output;
+    KernelOptions kernels;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "build", "compile the module's TIR kernels (@T.prim_func) into one shared library");
+  cmd->add_option("input", args->input, "TVMScript file ('-' for standard input)")->required();
+  cmd->add_option("-o,--output", args->output, "the shared library to write (M.so)")->required();
+  AddKernelOptions(cmd, &args->kernels);
+  return [args] {
+    ir::IRModule mod = LoadModule(args->input);
+    std::string library = BuildKernels(mod, args->kernels);
+    std::error_code ec;
+    std::filesystem::copy_file(library, args->output,
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec) ThrowError({}, "cannot write '" + args->output + "': " + ec.message());
+    std::printf("%s: kernels built into %s\n", args->input == "-" ? "<stdin>" : args->input.c_str(),
+                args->output.c_str());
+    return 0;
+  };
+}
+
+}  // namespace pipesplit::cli
