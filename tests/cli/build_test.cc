@@ -55,7 +55,7 @@ TEST(BuildTest, AMissingCompilerIsAUserError) {
   auto dir = ScratchDir("build_no_compiler");
   WriteText(dir / "m.py", kKernels);
   Result r =
-      Shell("CXX=/nonexistent/c++ " + Binary() + " build " + (dir / "m.py").string() +
+      Shell("env CXX=/nonexistent/c++ " + Binary() + " build " + (dir / "m.py").string() +
             " --kernel-cache " + (dir / "cache").string() + " -o " + (dir / "m.so").string());
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("error: no C++ compiler found: install g++"), std::string::npos)
