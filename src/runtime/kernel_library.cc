@@ -16,7 +16,7 @@ std::string LoaderError() {
 }
 
 // The ABI's element type code: DLPack's, with bool as a 1-bit uint (stored one byte each).
-uint8_t AbiTypeCode(DataType dtype) {
+uint8_t AbiTypeCode(DataType dtype, const std::string& what) {
   switch (dtype.code()) {
     case DataType::Code::kInt:
       return 0;
@@ -28,7 +28,7 @@ uint8_t AbiTypeCode(DataType dtype) {
     case DataType::Code::kBFloat:
       return 4;
     default:
-      throw RuntimeError("dtype " + dtype.ToString() + " cannot be passed to a kernel");
+      throw RuntimeError(what + ": dtype " + dtype.ToString() + " cannot be passed to a kernel");
   }
 }
 
@@ -99,13 +99,13 @@ PipesplitKernelArg KernelLibrary::ToKernelArg(const Value& value, const std::str
     arg.data = const_cast<void*>(t->raw_data());
     arg.shape = t->shape().data();
     arg.ndim = t->ndim();
-    arg.dtype_code = AbiTypeCode(t->dtype());
+    arg.dtype_code = AbiTypeCode(t->dtype(), what);
     arg.dtype_bits = static_cast<uint8_t>(t->dtype().bits());
     return arg;
   }
   if (const PrimScalar* p = value.as_prim()) {
     arg.ndim = -1;
-    arg.dtype_code = AbiTypeCode(p->dtype);
+    arg.dtype_code = AbiTypeCode(p->dtype, what);
     arg.dtype_bits = static_cast<uint8_t>(p->dtype.bits());
     if (p->is_float()) {
       arg.scalar_float = p->float_value;
