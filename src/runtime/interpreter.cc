@@ -83,8 +83,9 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
   });
 }
 
-Interpreter::Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins)
-    : mod_(mod), builtins_(builtins) {}
+Interpreter::Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins,
+                         std::shared_ptr<const KernelLibrary> kernels)
+    : mod_(mod), builtins_(builtins), kernels_(std::move(kernels)) {}
 
 Value Interpreter::Invoke(std::string_view function, std::vector<Value> args) {
   ir::Function func = mod_.LookupFunction(function);
@@ -97,8 +98,9 @@ Value Interpreter::Invoke(const Value& callable, std::vector<Value> args) {
   if (c == nullptr) throw RuntimeError("calling " + callable.Describe() + ", not a function");
   if (c->func == nullptr) {
     if (mod_.Lookup(c->name) && ir::Is<ir::PrimFuncNode>(mod_.Lookup(c->name))) {
-      throw RuntimeError("cannot call TIR function '" + c->name +
-                         "': pipesplit does not execute TIR");
+      throw RuntimeError("cannot call TIR function '" + c->name + "': " +
+                         (kernels_ ? std::string("call it through R.call_tir")
+                                   : std::string("pipesplit does not execute TIR")));
     }
     Frame empty;
     return CallPacked(c->name, std::move(args), nullptr, empty);
@@ -300,8 +302,11 @@ Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& fr
     const std::string& name = op->name();
     if (name == "relax.call_tir" || name == "relax.call_tir_inplace" ||
         name == "relax.call_tir_with_grad") {
-      throw RuntimeError("cannot execute " + op->script_name() + " of TIR kernel '" +
-                         KernelName(call) + "': pipesplit does not execute TIR");
+      if (kernels_ == nullptr) {
+        throw RuntimeError("cannot execute " + op->script_name() + " of TIR kernel '" +
+                           KernelName(call) + "': pipesplit does not execute TIR");
+      }
+      return CallTIR(call, frame);
     }
     if (name == "relax.call_pure_packed" || name == "relax.call_inplace_packed") {
       return CallPacked(ExternSymbol(call), eval_args(1), nullptr, *frame);
@@ -332,8 +337,25 @@ Value Interpreter::CallPacked(const std::string& symbol, std::vector<Value> args
                               const ir::StructInfo* out_sinfo, const Frame& frame) {
   const BuiltinFn* fn = builtins_.Find(symbol);
   if (fn == nullptr) throw RuntimeError("unknown packed function '" + symbol + "'");
-  BuiltinCall call{*this, args, out_sinfo, &frame};
-  return (*fn)(call);
+  BuiltinCall call{*this, args, out_sinfo, &frame, std::nullopt};
+  Value result = (*fn)(call);
+  if (!result.is_null() || !call.outputs) return result;
+  Value::Tuple outputs;
+  for (TensorBuilder& b : *call.outputs) outputs.push_back(std::move(b).Publish());
+  if (out_sinfo != nullptr && ir::Is<ir::TupleSInfoNode>(*out_sinfo)) {
+    return Value::MakeTuple(std::move(outputs));
+  }
+  return outputs.size() == 1 ? outputs[0] : Value::MakeTuple(std::move(outputs));
+}
+
+std::vector<TensorBuilder>& BuiltinCall::Outputs() {
+  if (!outputs) {
+    if (out_sinfo == nullptr || frame == nullptr) {
+      throw RuntimeError("this packed call declares no outputs (out_sinfo)");
+    }
+    outputs = interpreter.AllocateOutputs(*out_sinfo, *frame, "the output of the packed call");
+  }
+  return *outputs;
 }
 
 }  // namespace pipesplit::runtime

@@ -238,7 +238,7 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
       return call.interpreter.Invoke((*item)[0], std::move(args));
     });
 
-    Interpreter interpreter(mod, builtins);
+    Interpreter interpreter(mod, builtins, options.kernels);
     std::vector<Value> args = inputs;
     if (layout.has_packed_params) args.push_back(Value::MakeObject(table));
     Value output = interpreter.Invoke(entry, std::move(args));

@@ -6,7 +6,16 @@
 // (call_packed, call_pure_packed, call_dps_packed, call_builtin_with_ctx) through a registry
 // of builtins. Symbolic vars are bound from the run-time shapes of the parameters; a shape
 // that contradicts an earlier binding is an error naming the parameter and the dim.
-// R.call_tir cannot run (pipesplit executes no TIR) and is reported as such.
+//
+// TIR kernels run from a compiled kernel library (runtime/kernel_library.h) given with
+// set_kernel_library: R.call_tir (and call_tir_with_grad) allocates the outputs its out_sinfo
+// declares (zeroed), calls the kernel named like the PrimFunc with the inputs, then the
+// outputs, then the tir_vars as int64 scalars, and returns the output (a tuple for several).
+// R.call_tir_inplace passes, for an output whose inplace index i is >= 0, input i itself: the
+// kernel writes into a private copy of input i (runtime tensors are immutable and may be
+// shared between workers), which becomes that output; the kernel receives the inputs, then
+// only the fresh outputs (index -1), then the tir_vars. Without a kernel library a call_tir
+// is reported as not executable.
 //
 // Errors raised while evaluating a binding become ExecutionErrors naming the function, the
 // binding and its source location.
@@ -14,12 +23,15 @@
 #define PIPESPLIT_RUNTIME_INTERPRETER_H_
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/value.h"
 
 namespace pipesplit::runtime {
@@ -65,6 +77,13 @@ struct BuiltinCall {
   // resolved as far as the frame knows them (-1 for dims it cannot resolve).
   const ir::StructInfo* out_sinfo = nullptr;
   const Frame* frame = nullptr;
+  // call_dps_packed: the destination tensors out_sinfo declares (one per tensor field),
+  // allocated zeroed on first use (RuntimeError when out_sinfo leaves a dim unknown). A builtin
+  // that fills them returns the null Value, and the call then returns them (a tuple when
+  // out_sinfo is a tuple); a builtin that returns a value (recv_from_prev_group) never needs
+  // them.
+  std::vector<TensorBuilder>& Outputs();
+  std::optional<std::vector<TensorBuilder>> outputs;
 };
 using BuiltinFn = std::function<Value(BuiltinCall&)>;
 
@@ -84,7 +103,16 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry);
 
 class Interpreter {
  public:
-  Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins);
+  // `kernels` (optional) runs the module's PrimFuncs; see set_kernel_library.
+  Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins,
+              std::shared_ptr<const KernelLibrary> kernels = nullptr);
+
+  // The compiled kernels of the module (KernelLibrary::Load of the library the code generator
+  // built from it); null: R.call_tir cannot run. One library may serve many interpreters.
+  void set_kernel_library(std::shared_ptr<const KernelLibrary> kernels) {
+    kernels_ = std::move(kernels);
+  }
+  const std::shared_ptr<const KernelLibrary>& kernel_library() const { return kernels_; }
 
   // Calls a module function by name.
   Value Invoke(std::string_view function, std::vector<Value> args);
@@ -105,6 +133,11 @@ class Interpreter {
              const std::string& what) const;
   // The shape of a tensor struct info with dims evaluated (-1 where unknown/unbound).
   Shape ResolveShape(const ir::TensorSInfoNode& tensor, const Frame& frame) const;
+  // Fresh zeroed tensors for a destination-passing output declared by `out_sinfo` (a tensor,
+  // or a tuple of tensors: one builder per field). RuntimeError naming `what` when a dtype or
+  // a dim is unknown.
+  std::vector<TensorBuilder> AllocateOutputs(const ir::StructInfo& out_sinfo, const Frame& frame,
+                                             const std::string& what) const;
 
  private:
   Value CallFunction(const ir::FunctionNode& func, const std::string& name, std::vector<Value> args,
@@ -114,9 +147,12 @@ class Interpreter {
   Value EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame);
   Value CallPacked(const std::string& symbol, std::vector<Value> args,
                    const ir::StructInfo* out_sinfo, const Frame& frame);
+  // R.call_tir, call_tir_with_grad and call_tir_inplace (interpreter_tir.cc).
+  Value CallTIR(const ir::CallNode& call, std::shared_ptr<Frame>& frame);
 
   const ir::IRModule& mod_;
   const BuiltinRegistry& builtins_;
+  std::shared_ptr<const KernelLibrary> kernels_;
   std::string current_function_;
   std::string current_binding_;
   int depth_ = 0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/transport.h"
 #include "pipesplit/runtime/value.h"
 
@@ -47,6 +48,10 @@ struct SessionOptions {
   int num_groups = 1;
   int group_size = 1;
   std::chrono::milliseconds timeout{60000};
+  // The module's compiled TIR kernels, loaded once and shared by every worker (kernels keep
+  // no state): KernelLibrary::Load(path of the library built from the module). Null: the
+  // module's R.call_tir calls cannot run.
+  std::shared_ptr<const KernelLibrary> kernels;
 };
 
 // A worker failed; what() names worker, group, function and binding.
