@@ -11,7 +11,6 @@
 #include <new>
 
 #include "pipesplit/codegen/codegen.h"
-#include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/tensor.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"

@@ -4,10 +4,15 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "pipesplit/ir/module.h"
+
+namespace pipesplit::runtime {
+class KernelLibrary;
+}  // namespace pipesplit::runtime
 
 namespace pipesplit::cli {
 
@@ -42,6 +47,10 @@ struct KernelOptions {
 void AddKernelOptions(CLI::App* cmd, KernelOptions* options);
 // The kernel library of `mod`'s PrimFuncs, compiled or found in the cache (codegen).
 std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options);
+// The loaded kernel library of `mod` (built on the fly through the cache), or nullptr when the
+// module has no PrimFunc.
+std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
+                                                          const KernelOptions& options);
 
 // Each subcommand registers itself and returns the function that runs it (exit code).
 using Runner = std::function<int()>;

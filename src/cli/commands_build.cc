@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "pipesplit/codegen/codegen.h"
+#include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
 
@@ -24,6 +25,16 @@ std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options) 
   build.cache_dir = options.cache_dir;
   build.check_bounds = options.check_bounds;
   return codegen::BuildKernelLibrary(mod, build);
+}
+
+std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
+                                                          const KernelOptions& options) {
+  bool has_kernels = false;
+  for (const ir::IRModule::Member& member : mod.members()) {
+    has_kernels |= ir::Is<ir::PrimFuncNode>(member.func);
+  }
+  if (!has_kernels) return nullptr;
+  return runtime::KernelLibrary::Load(BuildKernels(mod, options));
 }
 
 Runner AddBuildCommand(CLI::App& app) {

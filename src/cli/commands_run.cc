@@ -24,6 +24,7 @@ struct RunArgs {
   std::string transport = "threads";
   double timeout = 60;
   std::string output;
+  KernelOptions kernels;
 };
 
 void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
@@ -39,6 +40,7 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--timeout", args->timeout,
                   "seconds a receive waits for its send before failing (default: 60)")
       ->check(CLI::PositiveNumber);
+  AddKernelOptions(cmd, &args->kernels);
 }
 
 std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModule& mod,
@@ -90,6 +92,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
   options.num_groups = args.groups > 0 ? args.groups : stages;
   options.group_size = args.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+  options.kernels = LoadKernels(mod, args.kernels);
   return options;
 }
 
@@ -188,6 +191,7 @@ Runner AddVerifySplitCommand(CLI::App& app) {
 
     runtime::SessionOptions single;
     single.timeout = std::chrono::milliseconds(static_cast<int64_t>(args->timeout * 1000));
+    single.kernels = LoadKernels(mod, args->kernels);
     runtime::RunResult reference = runtime::RunThreads(mod, args->entry, inputs, weights, single);
 
     std::vector<transform::StagePlan> plans;
