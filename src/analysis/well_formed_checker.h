@@ -31,6 +31,16 @@ std::string KindPhrase(const ir::Expr& expr);
 bool ProvablyIncompatible(const ir::StructInfo& annotated, const ir::StructInfo& inferred,
                           int depth = 0);
 
+// well_formed_tir.cc: invariants 10 to 16 on prim function `name` (its own scopes: TIR shares no
+// definitions with Relax functions). Appends its violations to `out`.
+void CheckPrimFunc(const ir::PrimFuncNode& func, const std::string& name,
+                   std::vector<Diagnostic>* out);
+
+// well_formed_call_tir.cc: invariant 17, `call` (a call_tir of any flavour) against the
+// signature of `func`, the prim function member `name`; violations located at `span`.
+void CheckCallTirSignature(const ir::CallNode& call, const ir::PrimFuncNode& func,
+                           const std::string& name, Span span, std::vector<Diagnostic>* out);
+
 class WellFormedChecker {
  public:
   explicit WellFormedChecker(const ir::IRModule& mod) : mod_(mod) {}
