@@ -57,7 +57,8 @@
 // 17. R.call_tir / R.call_tir_inplace / R.call_tir_with_grad to a prim function pass it as many
 //     values as it has parameters: the arguments, then the outputs (but those written in place),
 //     then the tir_vars; a tensor's dtype, rank and constant dims agree with the buffer it is
-//     passed as where both sides know them (reported at the call, naming the kernel, the
+//     passed as where both sides know them (constant dims only with
+//     WellFormedOptions::call_tir_static_dims) (reported at the call, naming the kernel, the
 //     position and both types); a tensor is not passed for a scalar parameter nor a tir_vars
 //     entry for a buffer.
 //
@@ -330,8 +331,8 @@ void WellFormedChecker::PopScope(size_t mark) {
   }
 }
 
-std::vector<Diagnostic> CheckWellFormed(const IRModule& mod) {
-  return WellFormedChecker(mod).Run();
+std::vector<Diagnostic> CheckWellFormed(const IRModule& mod, const WellFormedOptions& options) {
+  return WellFormedChecker(mod, options).Run();
 }
 
 void VerifyWellFormed(const IRModule& mod) {

@@ -38,13 +38,14 @@ std::string BufferText(const BufferNode& buffer) {
 }
 
 // What differs between a tensor and the buffer it is passed as, or empty.
-std::string Disagreement(const TensorSInfoNode& tensor, const BufferNode& buffer) {
+std::string Disagreement(const TensorSInfoNode& tensor, const BufferNode& buffer,
+                         bool static_dims) {
   if (!tensor.dtype().is_void() && tensor.dtype() != buffer.dtype()) return "the dtypes differ";
   size_t rank = buffer.shape().size();
   if (tensor.ndim() >= 0 && static_cast<size_t>(tensor.ndim()) != rank) {
     return "the ranks differ";
   }
-  if (!tensor.shape() || tensor.shape()->size() != rank) return {};
+  if (!static_dims || !tensor.shape() || tensor.shape()->size() != rank) return {};
   for (size_t i = 0; i < rank; ++i) {
     const PrimExpr& a = (*tensor.shape())[i];
     const PrimExpr& b = buffer.shape()[i];
@@ -77,7 +78,7 @@ std::optional<std::vector<int64_t>> InplaceIndices(const CallNode& call) {
 }  // namespace
 
 void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const std::string& name,
-                           Span span, std::vector<Diagnostic>* out) {
+                           Span span, bool static_dims, std::vector<Diagnostic>* out) {
   if (call.args().size() < 2 || call.args()[1] == nullptr || call.sinfo_args().empty()) return;
   const auto* args = As<TupleSInfoNode>(call.args()[1]->struct_info());
   const StructInfo& out_sinfo = call.sinfo_args()[0];
@@ -129,7 +130,7 @@ void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const
     const Slot& slot = slots[i];
     const auto* tensor = slot.sinfo ? As<TensorSInfoNode>(slot.sinfo) : nullptr;
     if (buffer != nullptr && *buffer != nullptr && tensor != nullptr) {
-      std::string what = Disagreement(*tensor, **buffer);
+      std::string what = Disagreement(*tensor, **buffer, static_dims);
       if (what.empty()) continue;
       error(callee + " to " + kernel + ": " + slot.position + " is " +
             script::PrintShort(slot.sinfo) + " but buffer '" + (*buffer)->name() + "' is " +

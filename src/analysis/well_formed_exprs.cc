@@ -277,7 +277,8 @@ void WellFormedChecker::CheckCallTir(const CallNode& call, Span span) {
   const IRModule::Member* member = mod_.Find(gvar->name_hint());
   if (member == nullptr) return;
   if (const auto* prim = As<PrimFuncNode>(member->func)) {
-    CheckCallTirSignature(call, *prim, gvar->name_hint(), span, &diagnostics_);
+    CheckCallTirSignature(call, *prim, gvar->name_hint(), span, options_.call_tir_static_dims,
+                          &diagnostics_);
     return;
   }
   Error(span, script::PrintShortCallee(call.op()) + " expects a prim function, but cls." +
