@@ -1,5 +1,6 @@
-// Well-formedness of Relax modules (after TVM's relax::WellFormed, checked in one linear walk that
-// collects every violation instead of stopping at the first).
+// Well-formedness of Relax modules and their prim functions (after TVM's relax::WellFormed and
+// tir::VerifyWellFormed, checked in one linear walk that collects every violation instead of
+// stopping at the first).
 //
 // Invariants, numbered as in the diagnostics' documentation:
 //  1. Every Var is defined before it is used and is in scope where it is used: function params
@@ -38,9 +39,34 @@
 //     return annotation it cannot prove, e.g. R.Tensor((1, 6)) for a body of R.Tensor((1, n + 2)),
 //     and one less precise than the body's); shape values are integers.
 //
+// Prim functions (TIR; each checked on its own, messages end "in prim function 'k'"):
+// 10. Every TIR var used is defined and in scope: the function's params, the symbolic vars of
+//     buffer shapes (a bare var in a parameter buffer's or a block T.match_buffer's shape is
+//     bound by its first occurrence; composite dims only use vars), loop vars in their loop,
+//     block iter vars in their block only, let vars and T.allocate vars in their body.
+// 11. Every buffer used (loads, stores, T.reads / T.writes regions, T.match_buffer sources) is
+//     defined and in scope: a parameter buffer, a T.alloc_buffer or T.match_buffer of an
+//     enclosing block, or a T.decl_buffer around the use.
+// 12. Block iter vars are bound: a block has as many iter values as iter vars, each value of
+//     its iter var's dtype; iter vars are integers.
+// 13. Loads and stores index a buffer with as many integer indices as it has dimensions; a
+//     stored value has the buffer's dtype.
+// 14. Loop starts, loop extents, loop vars and buffer dimensions are integers.
+// 15. T.init() appears only in a block with at least one reduction ("R") iter var.
+// 16. A block predicate (T.where) is bool.
+// 17. R.call_tir / R.call_tir_inplace / R.call_tir_with_grad to a prim function pass it as many
+//     values as it has parameters: the arguments, then the outputs (but those written in place),
+//     then the tir_vars; a tensor's dtype, rank and constant dims agree with the buffer it is
+//     passed as where both sides know them (constant dims only with
+//     WellFormedOptions::call_tir_static_dims) (reported at the call, naming the kernel, the
+//     position and both types); a tensor is not passed for a scalar parameter nor a tir_vars
+//     entry for a buffer.
+//
 // Not checked (as MLIR's verifier leaves some properties to other passes):
-//  - the bodies of prim functions (kept as opaque text) and whether call_tir's arguments and
-//    out_sinfo match the prim function's signature;
+//  - in TIR: that a var or buffer is defined only once, that reduction iter vars are not bound
+//    to thread_binding loops, the dtypes of if / let / select operands, T.reads / T.writes
+//    covering the accesses, buffer strides and offsets (not modelled), and the scalar
+//    parameters' dtypes against call_tir's tir_vars;
 //  - op-specific argument validation beyond what the op's inference rule rejects; calls of ops
 //    the table does not know (opaque ops) are neither re-inferred nor considered impure;
 //  - contradictions between a call's struct info and re-inferred info that would need symbolic
@@ -79,9 +105,10 @@ Diagnostic& WellFormedChecker::Error(Span span, std::string message) {
 
 std::vector<Diagnostic> WellFormedChecker::Run() {
   for (const IRModule::Member& member : mod_.members()) {
+    const std::string& name = member.gvar->name_hint();
+    if (const auto* prim = As<PrimFuncNode>(member.func)) CheckPrimFunc(*prim, name, &diagnostics_);
     const auto* func = As<FunctionNode>(member.func);
     if (func == nullptr) continue;
-    const std::string& name = member.gvar->name_hint();
     if (const AttrValue* symbol = func->GetAttr(ir::attr::kGlobalSymbol)) {
       const std::string* text = symbol->as_string();
       if (text == nullptr || *text != name) {
@@ -304,8 +331,8 @@ void WellFormedChecker::PopScope(size_t mark) {
   }
 }
 
-std::vector<Diagnostic> CheckWellFormed(const IRModule& mod) {
-  return WellFormedChecker(mod).Run();
+std::vector<Diagnostic> CheckWellFormed(const IRModule& mod, const WellFormedOptions& options) {
+  return WellFormedChecker(mod, options).Run();
 }
 
 void VerifyWellFormed(const IRModule& mod) {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/ir/block_builder.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/support/diagnostic.h"
@@ -31,9 +32,22 @@ std::string KindPhrase(const ir::Expr& expr);
 bool ProvablyIncompatible(const ir::StructInfo& annotated, const ir::StructInfo& inferred,
                           int depth = 0);
 
+// well_formed_tir.cc: invariants 10 to 16 on prim function `name` (its own scopes: TIR shares no
+// definitions with Relax functions). Appends its violations to `out`.
+void CheckPrimFunc(const ir::PrimFuncNode& func, const std::string& name,
+                   std::vector<Diagnostic>* out);
+
+// well_formed_call_tir.cc: invariant 17, `call` (a call_tir of any flavour) against the
+// signature of `func`, the prim function member `name`; violations located at `span`.
+// `static_dims`: also compare dims that are constants on both sides.
+void CheckCallTirSignature(const ir::CallNode& call, const ir::PrimFuncNode& func,
+                           const std::string& name, Span span, bool static_dims,
+                           std::vector<Diagnostic>* out);
+
 class WellFormedChecker {
  public:
-  explicit WellFormedChecker(const ir::IRModule& mod) : mod_(mod) {}
+  WellFormedChecker(const ir::IRModule& mod, const WellFormedOptions& options)
+      : mod_(mod), options_(options) {}
   std::vector<Diagnostic> Run();
 
  private:
@@ -106,6 +120,7 @@ class WellFormedChecker {
   const FunctionFrame& CurrentFunction() const { return functions_.back(); }
 
   const ir::IRModule& mod_;
+  WellFormedOptions options_;
   std::vector<Diagnostic> diagnostics_;
 
   std::unordered_map<const ir::VarNode*, VarInfo> vars_;

@@ -266,7 +266,12 @@ void WellFormedChecker::CheckCallTir(const CallNode& call, Span span) {
   const auto* gvar = As<GlobalVarNode>(call.args()[0]);
   if (gvar == nullptr) return;  // the op's inference rule rejects a callee that is no GlobalVar
   const IRModule::Member* member = mod_.Find(gvar->name_hint());
-  if (member == nullptr || member->func->kind() == NodeKind::kPrimFunc) return;
+  if (member == nullptr) return;
+  if (const auto* prim = As<PrimFuncNode>(member->func)) {
+    CheckCallTirSignature(call, *prim, gvar->name_hint(), span, options_.call_tir_static_dims,
+                          &diagnostics_);
+    return;
+  }
   Error(span, script::PrintShortCallee(call.op()) + " expects a prim function, but cls." +
                   gvar->name_hint() + " is " +
                   (member->func->kind() == NodeKind::kFunction ? "a Relax function"

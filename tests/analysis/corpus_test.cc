@@ -1,5 +1,6 @@
 // The analyses over the real IR corpus (../shared/corpus, skipped when absent): every module is
-// well-formed (known exceptions listed with their reasons) and structurally equal to itself
+// well-formed, its prim functions and call_tir signatures included (known exceptions listed with
+// their reasons) and structurally equal to itself
 // re-parsed, with equal hashes; equality with the re-parse of its printing is counted (the printer
 // and parser own that round trip); each hand-written tvm-printer *.in.py is compared with TVM's
 // printing of it (*.tvm.py). Counts and the first differences are printed for the report.
@@ -126,16 +127,28 @@ TEST(AnalysisCorpusTest, MlcLlmModulesAreWellFormedAndStable) {
   Tally tally;
   std::string report;
   int with_purity_violations = 0;
+  size_t prim_funcs = 0;  // checked too (TIR invariants 10-16, call_tir signatures 17)
   for (const fs::path& f : files) {
     std::optional<ir::IRModule> mod = TryParse(Read(f), f.filename().string());
     if (mod && std::ranges::any_of(CheckWellFormed(*mod), IsPurityViolation)) {
       ++with_purity_violations;
+    }
+    if (mod) {
+      // The real dumps also pass invariant 17's comparison of constant dims.
+      std::vector<Diagnostic> strict = CheckWellFormed(*mod, {.call_tir_static_dims = true});
+      std::erase_if(strict, IsPurityViolation);
+      EXPECT_TRUE(strict.empty()) << f.filename() << "\n" << FirstLines(strict, 3);
+      prim_funcs += std::ranges::count_if(mod->members(), [](const ir::IRModule::Member& m) {
+        return m.func->kind() == ir::NodeKind::kPrimFunc;
+      });
     }
     CheckFile(f, false, IsPurityViolation, &tally, &report);
   }
   std::cout << "mlc-llm-2023: " << with_purity_violations
             << " files with (tolerated) pre-2023-purity impure calls in dataflow blocks\n";
   EXPECT_EQ(with_purity_violations, 7);
+  std::cout << "mlc-llm-2023: " << prim_funcs << " prim functions checked\n";
+  EXPECT_GT(prim_funcs, 0u);
   std::cout << "mlc-llm-2023: " << tally.files << " files, " << tally.parsed << " parsed, "
             << tally.well_formed << " well-formed, " << tally.self_equal
             << " equal to themselves re-parsed, " << tally.round_trip_equal

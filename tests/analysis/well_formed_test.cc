@@ -23,7 +23,9 @@ TEST(WellFormedTest, AcceptsATypicalModule) {
   // main(x: (n, 4), y: (n, 4)): dataflow add chain, match_cast, if/else, call_tir, a local
   // recursive function, and a pure call of an impure-free helper.
   IRModule mod;
-  auto prim = pipesplit::testing::EvaluatePrimFunc("kernel");
+  TirVar k = MakeTirVar("k");  // the kernel's own shape var
+  auto prim = Kernel("kernel", {Buf("A", {k, IntImm(4)}), Buf("B", {k, IntImm(4)})},
+                     ir::Make<EvaluateNode>(IntImm(0, DataType::Int(32))));
   GlobalVar kernel = GV("kernel", prim);
   mod.Add(kernel, prim);
 

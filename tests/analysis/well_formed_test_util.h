@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/ir/tir.h"
 #include "tests/analysis/test_ir.h"
 
 namespace pipesplit::analysis::testing {
@@ -19,6 +20,26 @@ inline std::vector<std::string> Check(const IRModule& mod) {
     out.push_back(line);
   }
   return out;
+}
+
+// A TIR buffer (float32 unless given).
+inline Buffer Buf(std::string name, std::vector<PrimExpr> shape,
+                  DataType dtype = DataType::Float(32), Span span = {}) {
+  return MakeBuffer(std::move(name), dtype, std::move(shape), "global", span);
+}
+
+// @T.prim_func def name(<one T.Buffer parameter per buffer>): body
+inline PrimFunc Kernel(std::string name, const std::vector<Buffer>& buffers, Stmt body,
+                       Span span = {}) {
+  PrimFuncNode::Fields f;
+  f.name = std::move(name);
+  for (const Buffer& buffer : buffers) {
+    TirVar param = MakeTirVar(buffer->name(), DataType::Handle());
+    f.params.push_back(param);
+    f.buffer_map.emplace_back(param, buffer);
+  }
+  f.body = std::move(body);
+  return ir::Make<PrimFuncNode>(std::move(f), span);
 }
 
 inline IRModule Main(const Expr& func) { return Module({{"main", func}}); }

@@ -1,0 +1,413 @@
+// The well-formedness checker's walk over one prim function (invariants 10 to 16 of
+// well_formed.cc): definitions of vars and buffers in scope, block iter vars, stores, loads, loop
+// extents, T.init and predicates. Scopes are stacks of definitions undone at scope end.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/tir.h"
+#include "pipesplit/support/check.h"
+#include "src/analysis/well_formed_checker.h"
+
+namespace pipesplit::analysis {
+
+using namespace ir;  // NOLINT: IR node names throughout
+
+namespace {
+
+std::string Quoted(const std::string& name) { return "'" + name + "'"; }
+
+std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+class TirChecker {
+ public:
+  TirChecker(const PrimFuncNode& func, const std::string& name, std::vector<Diagnostic>* out)
+      : func_(func), where_(" in prim function " + Quoted(name)), out_(out) {}
+
+  void Run();
+
+ private:
+  struct VarState {
+    int visible = 0;   // > 0 while a definition is in scope
+    std::string what;  // "variable 'i'", "block iter variable 'vi' of block \"B\"", ...
+  };
+  struct BufferState {
+    int visible = 0;
+    bool defined = false;
+  };
+
+  void Stmt(const ir::Stmt& stmt, Span context);
+  void For(const ForNode& loop, Span span);
+  void Realize(const BlockRealizeNode& realize, Span span);
+  void Block(const BlockNode& block, Span span);
+  void Store(const BufferStoreNode& store, Span span);
+  void Expr(const PrimExpr& expr, Span context);
+  void Indices(const Buffer& buffer, const std::vector<PrimExpr>& indices, const char* access,
+               Span span);
+  void Region(const BufferRegion& region, const char* access, Span span);
+
+  void DefineVar(const TirVarNode* var, std::string what);
+  void UseVar(const TirVarNode& var, Span span);
+  // Binds the bare vars of `buffer`'s shape not yet defined (the first occurrence binds).
+  void BindShapeVars(const Buffer& buffer);
+  void UseShape(const Buffer& buffer, Span context);
+  void DefineBuffer(const Buffer& buffer);
+  // False when `buffer` is not visible (reported once per buffer).
+  bool UseBuffer(const Buffer& buffer, const char* access, Span span);
+  void Integer(const PrimExpr& e, const std::string& what, Span span);
+
+  size_t Mark() const { return scope_.size(); }
+  void PopTo(size_t mark);
+  void Error(Span span, std::string message) {
+    out_->push_back({Severity::kError, span, std::move(message) + where_, {}});
+  }
+  static Span Pick(Span preferred, Span fallback) {
+    return preferred.valid() ? preferred : fallback;
+  }
+
+  const PrimFuncNode& func_;
+  std::string where_;
+  std::vector<Diagnostic>* out_;
+  std::unordered_map<const TirVarNode*, VarState> vars_;
+  std::unordered_map<const BufferNode*, BufferState> buffers_;
+  std::vector<const Node*> scope_;  // TirVarNode or BufferNode definitions of the open scopes
+  std::unordered_set<const Node*> reported_;
+};
+
+void TirChecker::Run() {
+  Span span = func_.span();
+  for (const TirVar& param : func_.params()) {
+    if (param) DefineVar(param.get(), "parameter " + Quoted(param->name()));
+  }
+  for (const auto& [param, buffer] : func_.buffer_map()) {
+    if (buffer) BindShapeVars(buffer);
+  }
+  for (const auto& [param, buffer] : func_.buffer_map()) {
+    if (buffer == nullptr) continue;
+    UseShape(buffer, Pick(buffer->span(), span));
+    DefineBuffer(buffer);
+  }
+  if (func_.body() == nullptr) {
+    Error(span, "the body is missing");
+    return;
+  }
+  Stmt(func_.body(), span);
+}
+
+void TirChecker::PopTo(size_t mark) {
+  while (scope_.size() > mark) {
+    const Node* node = scope_.back();
+    scope_.pop_back();
+    if (node->kind() == NodeKind::kBuffer) {
+      --buffers_[static_cast<const BufferNode*>(node)].visible;
+    } else {
+      --vars_[static_cast<const TirVarNode*>(node)].visible;
+    }
+  }
+}
+
+void TirChecker::DefineVar(const TirVarNode* var, std::string what) {
+  VarState& state = vars_[var];
+  ++state.visible;
+  state.what = std::move(what);
+  scope_.push_back(var);
+}
+
+void TirChecker::UseVar(const TirVarNode& var, Span span) {
+  auto it = vars_.find(&var);
+  if (it != vars_.end() && it->second.visible > 0) return;
+  if (!reported_.insert(&var).second) return;
+  if (it == vars_.end()) {
+    Error(span, "variable " + Quoted(var.name()) + " is not defined");
+  } else {
+    Error(span, it->second.what + " is used outside the scope that defines it");
+  }
+}
+
+void TirChecker::BindShapeVars(const Buffer& buffer) {
+  for (const PrimExpr& dim : buffer->shape()) {
+    const auto* var = As<TirVarNode>(dim);
+    if (var == nullptr) continue;
+    auto it = vars_.find(var);
+    if (it == vars_.end() || it->second.visible == 0) {
+      DefineVar(var,
+                "shape variable " + Quoted(var->name()) + " of buffer " + Quoted(buffer->name()));
+    }
+  }
+}
+
+void TirChecker::UseShape(const Buffer& buffer, Span context) {
+  for (const PrimExpr& dim : buffer->shape()) {
+    if (dim == nullptr) {
+      Error(context, "buffer " + Quoted(buffer->name()) + " has a missing dimension");
+      continue;
+    }
+    Expr(dim, context);
+    Integer(dim, "a dimension of buffer " + Quoted(buffer->name()), context);
+  }
+}
+
+void TirChecker::DefineBuffer(const Buffer& buffer) {
+  BufferState& state = buffers_[buffer.get()];
+  ++state.visible;
+  state.defined = true;
+  scope_.push_back(buffer.get());
+}
+
+bool TirChecker::UseBuffer(const Buffer& buffer, const char* access, Span span) {
+  auto it = buffers_.find(buffer.get());
+  if (it != buffers_.end() && it->second.visible > 0) return true;
+  if (!reported_.insert(buffer.get()).second) return false;
+  std::string name = Quoted(buffer->name());
+  if (it == buffers_.end() || !it->second.defined) {
+    Error(span, std::string(access) + " buffer " + name + ", which is not defined");
+  } else {
+    Error(span, std::string(access) + " buffer " + name + " outside the scope that defines it");
+  }
+  return false;
+}
+
+void TirChecker::Integer(const PrimExpr& e, const std::string& what, Span span) {
+  if (e && !e->dtype().is_integer()) {
+    Error(span, what + " is " + e->dtype().ToString() + ", not an integer");
+  }
+}
+
+void TirChecker::Indices(const Buffer& buffer, const std::vector<PrimExpr>& indices,
+                         const char* access, Span span) {
+  size_t rank = buffer->shape().size();
+  if (indices.size() != rank) {
+    Error(span, std::string(access) + " buffer " + Quoted(buffer->name()) + " has " +
+                    Plural(indices.size(), "index", "indices") + " but the buffer has " +
+                    Plural(rank, "dimension", "dimensions"));
+  }
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] == nullptr) {
+      Error(span, "index " + std::to_string(i) + " of a " + access + " buffer " +
+                      Quoted(buffer->name()) + " is missing");
+      continue;
+    }
+    Expr(indices[i], span);
+    Integer(indices[i], "index " + std::to_string(i) + " of buffer " + Quoted(buffer->name()),
+            Pick(indices[i]->span(), span));
+  }
+}
+
+void TirChecker::Region(const BufferRegion& region, const char* access, Span span) {
+  if (region.buffer == nullptr) return;
+  UseBuffer(region.buffer, access, span);
+  for (const Range& range : region.region) {
+    if (range.min) Expr(range.min, span);
+    if (range.extent) Expr(range.extent, span);
+  }
+}
+
+void TirChecker::Expr(const PrimExpr& expr, Span context) {
+  if (expr == nullptr) {
+    Error(context, "an expression is missing");
+    return;
+  }
+  if (const auto* var = As<TirVarNode>(expr)) {
+    UseVar(*var, context);  // a var's own span is its definition's
+    return;
+  }
+  Span span = Pick(expr->span(), context);
+  if (const auto* load = As<BufferLoadNode>(expr)) {
+    if (load->buffer() == nullptr) {
+      Error(span, "a buffer load has no buffer");
+      return;
+    }
+    UseBuffer(load->buffer(), "load from", span);
+    Indices(load->buffer(), load->indices(), "load from", span);
+    return;
+  }
+  ForEachChild(expr, [&](const PrimExpr& child) { Expr(child, span); });
+}
+
+void TirChecker::Stmt(const ir::Stmt& stmt, Span context) {
+  if (stmt == nullptr) {
+    Error(context, "a statement is missing");
+    return;
+  }
+  Span span = Pick(stmt->span(), context);
+  switch (stmt->kind()) {
+    case NodeKind::kFor:
+      For(static_cast<const ForNode&>(*stmt), span);
+      return;
+    case NodeKind::kBlockRealize:
+      Realize(static_cast<const BlockRealizeNode&>(*stmt), span);
+      return;
+    case NodeKind::kBlock:  // a Block outside a BlockRealize (hand-built IR)
+      Block(static_cast<const BlockNode&>(*stmt), span);
+      return;
+    case NodeKind::kSeqStmt:
+      for (const ir::Stmt& s : static_cast<const SeqStmtNode&>(*stmt).seq()) Stmt(s, span);
+      return;
+    case NodeKind::kBufferStore:
+      Store(static_cast<const BufferStoreNode&>(*stmt), span);
+      return;
+    case NodeKind::kLetStmt: {
+      const auto& let = static_cast<const LetStmtNode&>(*stmt);
+      Expr(let.value(), span);
+      size_t mark = Mark();
+      if (let.var()) DefineVar(let.var().get(), "variable " + Quoted(let.var()->name()));
+      Stmt(let.body(), span);
+      PopTo(mark);
+      return;
+    }
+    case NodeKind::kIfThenElse: {
+      const auto& branch = static_cast<const IfThenElseNode&>(*stmt);
+      Expr(branch.cond(), span);
+      Stmt(branch.then_case(), span);
+      if (branch.else_case()) Stmt(branch.else_case(), span);
+      return;
+    }
+    case NodeKind::kEvaluate:
+      Expr(static_cast<const EvaluateNode&>(*stmt).value(), span);
+      return;
+    case NodeKind::kAllocate: {
+      const auto& alloc = static_cast<const AllocateNode&>(*stmt);
+      for (const PrimExpr& extent : alloc.extents()) Expr(extent, span);
+      size_t mark = Mark();
+      if (alloc.buffer_var()) {
+        DefineVar(alloc.buffer_var().get(), "variable " + Quoted(alloc.buffer_var()->name()));
+      }
+      Stmt(alloc.body(), span);
+      PopTo(mark);
+      return;
+    }
+    case NodeKind::kDeclBuffer: {
+      const auto& decl = static_cast<const DeclBufferNode&>(*stmt);
+      size_t mark = Mark();
+      if (decl.buffer()) {
+        UseShape(decl.buffer(), span);
+        DefineBuffer(decl.buffer());
+      }
+      Stmt(decl.body(), span);
+      PopTo(mark);
+      return;
+    }
+    case NodeKind::kBuffer:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+      break;  // a Stmt holds statement kinds only
+  }
+  PS_UNREACHABLE();
+}
+
+void TirChecker::For(const ForNode& loop, Span span) {
+  std::string name = loop.loop_var() ? Quoted(loop.loop_var()->name()) : "'?'";
+  Expr(loop.min(), span);
+  Expr(loop.extent(), span);
+  Integer(loop.min(), "the start of loop " + name, span);
+  Integer(loop.extent(), "the extent of loop " + name, span);
+  size_t mark = Mark();
+  if (loop.loop_var() == nullptr) {
+    Error(span, "a loop has no loop variable");
+  } else {
+    Integer(loop.loop_var(), "loop variable " + name, span);
+    DefineVar(loop.loop_var().get(), "loop variable " + name);
+  }
+  Stmt(loop.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::Realize(const BlockRealizeNode& realize, Span span) {
+  if (realize.block() == nullptr) {
+    Error(span, "a block realize has no block");
+    return;
+  }
+  const BlockNode& block = *realize.block();
+  std::string name = "block \"" + block.name_hint() + "\"";
+  const std::vector<IterVar>& iters = block.iter_vars();
+  const std::vector<PrimExpr>& values = realize.iter_values();
+  if (values.size() != iters.size()) {
+    Error(span, name + " has " + Plural(iters.size(), "iter variable", "iter variables") + " but " +
+                    Plural(values.size(), "iter value", "iter values"));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    Expr(values[i], span);
+    if (i < iters.size() && values[i] && iters[i].var &&
+        values[i]->dtype() != iters[i].var->dtype()) {
+      Error(span, "iter variable " + Quoted(iters[i].var->name()) + " of " + name + " is " +
+                      iters[i].var->dtype().ToString() + " but its value is " +
+                      values[i]->dtype().ToString());
+    }
+  }
+  if (realize.predicate()) {
+    Expr(realize.predicate(), span);
+    if (!realize.predicate()->dtype().is_bool()) {
+      Error(span, "the predicate of " + name + " is " + realize.predicate()->dtype().ToString() +
+                      ", not bool");
+    }
+  }
+  Block(block, Pick(block.span(), span));
+}
+
+void TirChecker::Block(const BlockNode& block, Span span) {
+  std::string name = "block \"" + block.name_hint() + "\"";
+  bool has_reduce = false;
+  for (const IterVar& iter : block.iter_vars()) {
+    if (iter.dom.min) Expr(iter.dom.min, span);
+    if (iter.dom.extent) Expr(iter.dom.extent, span);
+    has_reduce |= iter.type == IterVarType::kCommReduce;
+  }
+  size_t mark = Mark();
+  for (const IterVar& iter : block.iter_vars()) {
+    if (iter.var == nullptr) {
+      Error(span, name + " has an iter variable that is missing");
+      continue;
+    }
+    Integer(iter.var, "iter variable " + Quoted(iter.var->name()) + " of " + name, span);
+    DefineVar(iter.var.get(), "block iter variable " + Quoted(iter.var->name()) + " of " + name);
+  }
+  for (const Buffer& buffer : block.alloc_buffers()) {
+    if (buffer == nullptr) continue;
+    UseShape(buffer, Pick(buffer->span(), span));
+    DefineBuffer(buffer);
+  }
+  for (const MatchBufferRegion& match : block.match_buffers()) {
+    Region(match.source, "T.match_buffer of", span);
+    if (match.buffer == nullptr) continue;
+    BindShapeVars(match.buffer);
+    UseShape(match.buffer, Pick(match.buffer->span(), span));
+    DefineBuffer(match.buffer);
+  }
+  for (const BufferRegion& region : block.reads()) Region(region, "T.reads of", span);
+  for (const BufferRegion& region : block.writes()) Region(region, "T.writes of", span);
+  if (block.init()) {
+    if (!has_reduce) Error(span, name + " has T.init() but no reduction iter variable");
+    Stmt(block.init(), span);
+  }
+  Stmt(block.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::Store(const BufferStoreNode& store, Span span) {
+  if (store.buffer() == nullptr) {
+    Error(span, "a store has no buffer");
+    return;
+  }
+  const Buffer& buffer = store.buffer();
+  UseBuffer(buffer, "store to", span);
+  Indices(buffer, store.indices(), "store to", span);
+  Expr(store.value(), span);
+  if (store.value() && store.value()->dtype() != buffer->dtype()) {
+    Error(span, "store to buffer " + Quoted(buffer->name()) + " of dtype " +
+                    buffer->dtype().ToString() + " has a value of dtype " +
+                    store.value()->dtype().ToString());
+  }
+}
+
+}  // namespace
+
+void CheckPrimFunc(const PrimFuncNode& func, const std::string& name,
+                   std::vector<Diagnostic>* out) {
+  TirChecker(func, name, out).Run();
+}
+
+}  // namespace pipesplit::analysis
