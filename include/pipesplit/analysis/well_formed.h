@@ -17,10 +17,8 @@ namespace pipesplit::analysis {
 
 struct WellFormedOptions {
   // Invariant 17 also compares dims that are constants on both sides of a call_tir (tensor and
-  // buffer). Off by default until the lowered example generator (src/cli/models/lowered_llama.cc)
-  // and the multi_function golden fixture stop calling fused_decode_NT_matmul_add, whose input
-  // is hidden wide, with the ffn-wide activation of the down projection.
-  bool call_tir_static_dims = false;
+  // buffer). Turn it off to accept modules whose kernels were written for other widths.
+  bool call_tir_static_dims = true;
 };
 
 // Every violation found (empty when the module is well-formed).

@@ -92,6 +92,8 @@ class Generator {
     std::string h = std::to_string(c_.hidden);
     std::string act = fmt::format(
         "        A = T.match_buffer(var_A, (T.int64(1), n, T.int64({})), \"float16\")\n", h);
+    std::string act_f = fmt::format(
+        "        A = T.match_buffer(var_A, (T.int64(1), n, T.int64({})), \"float16\")\n", c_.ffn);
     std::string out_h = fmt::format(
         "        out = T.match_buffer(var_out, (T.int64(1), n, T.int64({})), \"float16\")\n", h);
     std::string out_f = fmt::format(
@@ -108,6 +110,11 @@ class Generator {
                 "var_A: T.handle, W: T.handle, S: T.handle, "
                 "var_R: T.handle, var_out: T.handle",
                 act + out_h, "out", c_.hidden);
+    // The down projection: an FFN-wide activation in, a hidden-wide one out.
+    k += Kernel("fused_decode_NT_matmul_add1",
+                "var_A: T.handle, W: T.handle, S: T.handle, "
+                "var_R: T.handle, var_out: T.handle",
+                act_f + out_h, "out", c_.hidden);
     k += Kernel("fused_decode_NT_matmul_multiply",
                 "var_A: T.handle, W: T.handle, S: T.handle, "
                 "var_G: T.handle, var_out: T.handle",
@@ -174,7 +181,7 @@ class Generator {
       std::string uq = Read(layer.up_q[1], &f), us = Read(layer.up_s[1], &f);
       std::string up = Call("fused_decode_NT_matmul_multiply", {norm2, uq, us, gate}, ffn, &f);
       std::string dq = Read(layer.down_q, &f), ds = Read(layer.down_s, &f);
-      h = Call("fused_decode_NT_matmul_add", {up, dq, ds, h1}, act, &f);
+      h = Call("fused_decode_NT_matmul_add1", {up, dq, ds, h1}, act, &f);
       // Stage markers after evenly spread layers.
       if (done_markers + 1 < c_.stages && (l + 1) * c_.stages >= (done_markers + 1) * c_.layers &&
           l + 1 < c_.layers) {

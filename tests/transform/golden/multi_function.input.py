@@ -43,6 +43,18 @@ class Module:
                 out[T.int64(0), v_i, v_j] = T.float16(0)
 
     @T.prim_func(private=True)
+    def fused_decode_NT_matmul_add1(var_A: T.handle, W: T.handle, S: T.handle, var_R: T.handle, var_out: T.handle):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        n = T.int64()
+        A = T.match_buffer(var_A, (T.int64(1), n, T.int64(11008)), "float16")
+        out = T.match_buffer(var_out, (T.int64(1), n, T.int64(64)), "float16")
+        # with T.block("root"):
+        for i, j in T.grid(n, T.int64(64)):
+            with T.block("fused_decode_NT_matmul_add1"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                out[T.int64(0), v_i, v_j] = T.float16(0)
+
+    @T.prim_func(private=True)
     def fused_decode_NT_matmul_multiply(var_A: T.handle, W: T.handle, S: T.handle, var_G: T.handle, var_out: T.handle):
         T.func_attr({"tir.noalias": T.bool(True)})
         n = T.int64()
@@ -147,7 +159,7 @@ class Module:
             lv27 = R.call_tir(cls.fused_decode_NT_matmul_multiply, (lv21, lv25, lv26, lv24), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
             lv28: R.Tensor((1376, 64), dtype="uint32") = packed_params[16]
             lv29: R.Tensor((344, 64), dtype="float16") = packed_params[17]
-            lv30 = R.call_tir(cls.fused_decode_NT_matmul_add, (lv27, lv28, lv29, lv19), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
+            lv30 = R.call_tir(cls.fused_decode_NT_matmul_add1, (lv27, lv28, lv29, lv19), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
             lv31: R.Tensor((1, 1, 64), dtype="float16") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", lv30, sinfo_args=(R.Tensor((1, 1, 64), dtype="float16"),))
             lv32: R.Tensor((64,), dtype="float16") = packed_params[18]
             lv33 = R.call_tir(cls.rms_norm, (lv31, lv32), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
@@ -176,7 +188,7 @@ class Module:
             lv56 = R.call_tir(cls.fused_decode_NT_matmul_multiply, (lv50, lv54, lv55, lv53), out_sinfo=R.Tensor((1, 1, 11008), dtype="float16"))
             lv57: R.Tensor((1376, 64), dtype="uint32") = packed_params[32]
             lv58: R.Tensor((344, 64), dtype="float16") = packed_params[33]
-            lv59 = R.call_tir(cls.fused_decode_NT_matmul_add, (lv56, lv57, lv58, lv48), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
+            lv59 = R.call_tir(cls.fused_decode_NT_matmul_add1, (lv56, lv57, lv58, lv48), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
             lv60: R.Tensor((64,), dtype="float16") = packed_params[34]
             lv61 = R.call_tir(cls.rms_norm, (lv59, lv60), out_sinfo=R.Tensor((1, 1, 64), dtype="float16"))
             lv62: R.Tensor((8, 32000), dtype="uint32") = packed_params[35]
@@ -221,7 +233,7 @@ class Module:
             lv27 = R.call_tir(cls.fused_decode_NT_matmul_multiply, (lv21, lv25, lv26, lv24), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
             lv28: R.Tensor((1376, 64), dtype="uint32") = packed_params[16]
             lv29: R.Tensor((344, 64), dtype="float16") = packed_params[17]
-            lv30 = R.call_tir(cls.fused_decode_NT_matmul_add, (lv27, lv28, lv29, lv19), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
+            lv30 = R.call_tir(cls.fused_decode_NT_matmul_add1, (lv27, lv28, lv29, lv19), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
             lv31: R.Tensor((1, n, 64), dtype="float16") = R.call_pure_packed("mlc.pipeline_parallel_stage_boundary", lv30, sinfo_args=(R.Tensor((1, n, 64), dtype="float16"),))
             lv32: R.Tensor((64,), dtype="float16") = packed_params[18]
             lv33 = R.call_tir(cls.rms_norm, (lv31, lv32), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
@@ -250,7 +262,7 @@ class Module:
             lv56 = R.call_tir(cls.fused_decode_NT_matmul_multiply, (lv50, lv54, lv55, lv53), out_sinfo=R.Tensor((1, n, 11008), dtype="float16"))
             lv57: R.Tensor((1376, 64), dtype="uint32") = packed_params[32]
             lv58: R.Tensor((344, 64), dtype="float16") = packed_params[33]
-            lv59 = R.call_tir(cls.fused_decode_NT_matmul_add, (lv56, lv57, lv58, lv48), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
+            lv59 = R.call_tir(cls.fused_decode_NT_matmul_add1, (lv56, lv57, lv58, lv48), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
             lv60: R.Tensor((64,), dtype="float16") = packed_params[34]
             lv61 = R.call_tir(cls.rms_norm, (lv59, lv60), out_sinfo=R.Tensor((1, n, 64), dtype="float16"))
             lv62: R.Tensor((8, 32000), dtype="uint32") = packed_params[35]
