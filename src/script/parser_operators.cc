@@ -5,17 +5,12 @@
 #include <cmath>
 #include <limits>
 
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
 
 namespace pipesplit::script {
 namespace {
-
-int64_t FloorDiv(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
 
 const char* RelaxOpFor(PyOp op) {
   switch (op) {
@@ -84,7 +79,9 @@ Value Lowerer::ApplyBinary(PyOp op, const Value& a, const Value& b, const PyExpr
             r = 0;
             break;
           }
-          r = op == PyOp::kFloorDiv ? FloorDiv(x, y) : x - FloorDiv(x, y) * y;
+          // Python's // and % on ints are floor division and modulo, as in TIR.
+          r = *ir::FoldIntBinary(
+              op == PyOp::kFloorDiv ? ir::BinaryOp::kFloorDiv : ir::BinaryOp::kFloorMod, x, y);
           break;
         case PyOp::kDiv:
           if (y == 0) Error(node, "division by zero");
