@@ -7,6 +7,8 @@
 //
 // Preconditions: the module is well-formed. Functions without the attribute, or with N == 1,
 // are left exactly as they are.
+// Step 0, once: stage functions already in the input (a module split before) must pair their
+// sends and receives; a mismatch there is the user's, reported with both locations.
 // Steps, per marked function:
 //  1. BuildStagePlan (checks the input; all problems are reported together).
 //  2. For each stage: fresh parameters, `s: R.Shape([...])`, `packed_params: R.Object`; a
@@ -340,7 +342,8 @@ class PipelineParallelRewritePass : public Pass {
 }  // namespace
 
 ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans) {
-  std::vector<Diagnostic> problems;
+  std::vector<Diagnostic> problems = analysis::CheckSendRecvPairing(mod);
+  if (!problems.empty()) throw DiagnosticError(std::move(problems));
   std::vector<StagePlan> built;
   for (const ir::IRModule::Member& member : mod.members()) {
     auto func = ir::Cast<ir::FunctionNode>(member.func);
