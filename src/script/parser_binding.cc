@@ -263,7 +263,17 @@ ir::Var Lowerer::EmitBinding(std::string_view name, Span name_span, const Value&
                                  RenderStructInfo(expr->struct_info()));
     }
   }
-  return EmitVar(name, name_span, expr, expr->struct_info(), nullptr, stmt_span);
+  ir::Var var = EmitVar(name, name_span, expr, expr->struct_info(), nullptr, stmt_span);
+  const auto* fields = ir::As<ir::TupleSInfoNode>(expr->struct_info());
+  if (ir::Is<ir::CallNode>(expr) && fields != nullptr && fields->fields().empty()) {
+    // A call that returns nothing stays a statement, and its name stands for R.tuple(), as
+    // TVM's parser has it (`y = R.print(...)` then `return y` prints `return R.tuple()`).
+    Value unit;
+    unit.kind = Value::Kind::kExpr;
+    unit.expr = NormalizeValue(ir::Make<ir::TupleNode>(std::vector<ir::Expr>{}));
+    symbols_.Define(name, unit);
+  }
+  return var;
 }
 
 ir::Var Lowerer::EmitMatchCast(std::string_view name, Span name_span, const Value& value,

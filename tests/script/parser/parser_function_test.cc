@@ -4,6 +4,7 @@
 
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/prim_text.h"
+#include "pipesplit/script/printer.h"
 #include "src/script/parser_lower.h"
 #include "tests/script/parser/parser_test_util.h"
 
@@ -337,6 +338,28 @@ class Module:
   ASSERT_EQ(bindings.size(), 1u);
   EXPECT_EQ(bindings[0]->var()->name_hint(), "_");
   EXPECT_EQ(Render(bindings[0]->var()->struct_info()), "R.Tuple");
+}
+
+// Regression (issue 10): `y = R.print(...)` then `return y` printed `y: R.Tuple` with no value,
+// which did not parse again. As in TVM, the call stays a statement and `y` stands for R.tuple().
+TEST(ParserFunction, ANameBoundToAVoidCallStandsForTheEmptyTuple) {
+  const char* text = R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def f():
+        y = R.print(format="")
+        return y
+)";
+  ir::IRModule mod = Parse(text);
+  const ir::SeqExprNode& body = Body(GetFunction(mod, "f"));
+  const auto* result = ir::As<ir::TupleNode>(body.body());
+  ASSERT_NE(result, nullptr);
+  EXPECT_TRUE(result->fields().empty());
+  std::string printed = script::PrintModule(mod);
+  EXPECT_NE(printed.find("        R.print(format=R.str(\"\"))\n        return R.tuple()\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(script::PrintModule(Parse(printed)), printed);
 }
 
 TEST(ParserFunction, LayoutCommentsContinuationsAndTrailingCommas) {
