@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "pipesplit/ir/expr.h"
 #include "pipesplit/support/dtype.h"
 
 namespace pipesplit::codegen {
@@ -15,6 +16,9 @@ namespace pipesplit::codegen {
 const char* KernelAbiText();
 // The helpers every generated source starts with (after the ABI text).
 const char* KernelPrelude();
+
+// The C++ function implementing the ABI for one PrimFunc (codegen_source.cc).
+std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds);
 
 // ---- C++ spellings (c_types.cc).
 
