@@ -114,16 +114,7 @@ std::string KindPhrase(const Expr& expr) {
       return "a tuple item access";
     case NodeKind::kTuple:
       return "a tuple";
-    case NodeKind::kVar:
-    case NodeKind::kDataflowVar:
-    case NodeKind::kGlobalVar:
-    case NodeKind::kConstant:
-    case NodeKind::kShapeExpr:
-    case NodeKind::kPrimValue:
-    case NodeKind::kStringImm:
-    case NodeKind::kDataTypeImm:
-    case NodeKind::kOp:
-    case NodeKind::kExternFunc:
+    PIPESPLIT_LEAF_EXPR_KINDS:
     PIPESPLIT_KINDS_OUTSIDE_EXPR:
       return "a leaf expression";
   }

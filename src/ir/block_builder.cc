@@ -242,16 +242,7 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
       }
       return Make<SeqExprNode>(node.blocks(), body, sinfo, node.span());
     }
-    case NodeKind::kVar:
-    case NodeKind::kDataflowVar:
-    case NodeKind::kGlobalVar:
-    case NodeKind::kConstant:
-    case NodeKind::kShapeExpr:
-    case NodeKind::kPrimValue:
-    case NodeKind::kStringImm:
-    case NodeKind::kDataTypeImm:
-    case NodeKind::kOp:
-    case NodeKind::kExternFunc:
+    PIPESPLIT_LEAF_EXPR_KINDS:
     case NodeKind::kFunction:
     case NodeKind::kPrimFunc:
     PIPESPLIT_KINDS_OUTSIDE_EXPR:

@@ -74,17 +74,8 @@ const Buffer* PrimFuncNode::BufferOf(const TirVarNode* param) const {
 
 bool IsLeafExpr(const Expr& e) {
   switch (e->kind()) {
-    case NodeKind::kVar:
-    case NodeKind::kDataflowVar:
-    case NodeKind::kGlobalVar:
-    case NodeKind::kConstant:
-    case NodeKind::kShapeExpr:
-    case NodeKind::kPrimValue:
-    case NodeKind::kStringImm:
-    case NodeKind::kDataTypeImm:
-    case NodeKind::kOp:
-    case NodeKind::kExternFunc:
-      return true;
+  PIPESPLIT_LEAF_EXPR_KINDS:
+    return true;
     case NodeKind::kTuple:
     case NodeKind::kTupleGetItem:
     case NodeKind::kCall:

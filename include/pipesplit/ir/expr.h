@@ -385,6 +385,18 @@ inline Var MakeVar(std::string name, StructInfo sinfo, bool is_dataflow = false,
 // True for the leaf expressions of Relax's normal form: vars, global vars, constants, shape and
 // prim values, string and dtype immediates, ops and extern funcs (not tuples).
 bool IsLeafExpr(const Expr& e);
+// Their case labels, for switches that treat every leaf alike (a new leaf kind goes here).
+#define PIPESPLIT_LEAF_EXPR_KINDS               \
+  case ::pipesplit::ir::NodeKind::kVar:         \
+  case ::pipesplit::ir::NodeKind::kDataflowVar: \
+  case ::pipesplit::ir::NodeKind::kGlobalVar:   \
+  case ::pipesplit::ir::NodeKind::kConstant:    \
+  case ::pipesplit::ir::NodeKind::kShapeExpr:   \
+  case ::pipesplit::ir::NodeKind::kPrimValue:   \
+  case ::pipesplit::ir::NodeKind::kStringImm:   \
+  case ::pipesplit::ir::NodeKind::kDataTypeImm: \
+  case ::pipesplit::ir::NodeKind::kOp:          \
+  case ::pipesplit::ir::NodeKind::kExternFunc
 
 // The struct info of a Function: R.Callable((param infos), ret, purity).
 StructInfo FunctionSInfo(const std::vector<Var>& params, const StructInfo& ret, bool is_pure);
