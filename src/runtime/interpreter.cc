@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/kv_cache.h"
 #include "pipesplit/runtime/transport.h"
 #include "pipesplit/support/check.h"
 
@@ -81,6 +82,7 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
     if (call.args.size() == 1) return call.args[0];
     return Value::MakeTuple(call.args);
   });
+  RegisterKvCacheBuiltins(registry);
 }
 
 Interpreter::Interpreter(const ir::IRModule& mod, const BuiltinRegistry& builtins,

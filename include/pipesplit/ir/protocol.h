@@ -43,6 +43,14 @@ inline constexpr const char kDispatchFunctionByGroup[] = "mlc.multi_gpu.Dispatch
 // reads weight i of packed_params with it.
 inline constexpr const char kTupleGetItem[] = "vm.builtin.tuple_getitem";
 
+// The attention KV cache of the MLC dumps, an R.Object shared by reference (runtime/kv_cache.h).
+// Creates a cache: `call_packed(kKvCacheCreate, init, R.shape(reserve), R.prim_value(fill))`.
+inline constexpr const char kKvCacheCreate[] = "vm.builtin.attention_kv_cache_create";
+// Appends rows: `call_packed(kKvCacheAppend, cache, value)`, returns the same cache.
+inline constexpr const char kKvCacheAppend[] = "vm.builtin.attention_kv_cache_append";
+// The filled rows as one tensor: `call_packed(kKvCacheView, cache, R.shape(shape))`.
+inline constexpr const char kKvCacheView[] = "vm.builtin.attention_kv_cache_view";
+
 // The name of the last parameter of a pipeline-parallel function and of its stages: the tuple
 // of weights (R.Object in the stages and the dispatcher).
 inline constexpr const char kPackedParams[] = "packed_params";

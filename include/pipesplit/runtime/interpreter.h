@@ -96,9 +96,9 @@ class BuiltinRegistry {
   std::unordered_map<std::string, BuiltinFn> fns_;
 };
 
-// Registers the builtins every run has: vm.builtin.tuple_getitem and
-// mlc.pipeline_parallel_stage_boundary (the identity). The worker-group builtins (send,
-// recv, dispatch) are registered by the session.
+// Registers the builtins every run has: vm.builtin.tuple_getitem,
+// mlc.pipeline_parallel_stage_boundary (the identity) and the KV cache builtins (kv_cache.h). The
+// worker-group builtins (send, recv, dispatch) are registered by the session.
 void RegisterCoreBuiltins(BuiltinRegistry* registry);
 
 class Interpreter {
