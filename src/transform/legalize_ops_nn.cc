@@ -153,7 +153,8 @@ std::optional<LoweredCall> LowerSoftmax(const ir::CallNode& call) {
              [&](const Indices& v) {
                return ir::MakeBinary(BinaryOp::kDiv, Load(exp, v), Load(sum, drop_axis(v)));
              },
-             "i", {{"axis", ir::AttrValue(static_cast<int64_t>(axis))}});
+             "i",
+             {{"axis", ir::AttrValue(ir::IntImm(static_cast<int64_t>(axis), DataType::Int(32)))}});
   return kb.Finish();
 }
 

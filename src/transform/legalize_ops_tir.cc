@@ -161,7 +161,7 @@ void CollectReads(const PrimExpr& e, const ir::BufferNode* skip,
         if (r.buffer == load->buffer()) found = &r;
       }
       std::vector<ir::Range> point;
-      for (const PrimExpr& i : load->indices()) point.push_back({i, ir::Int64(1)});
+      for (const PrimExpr& i : load->indices()) point.push_back({i, ir::IntImm(1, i->dtype())});
       if (found == nullptr) {
         reads->push_back({load->buffer(), std::move(point)});
       } else {
