@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "pipesplit/ir/arith.h"
-#include "pipesplit/support/check.h"
 
 namespace pipesplit::transform::legalize {
 
@@ -115,8 +114,10 @@ ir::Buffer KernelBuilder::Param(const std::string& name, const TensorType& type)
 }
 
 ir::Buffer KernelBuilder::Input(const ir::Expr& arg, const TensorType& type) {
-  PS_CHECK(inputs_.size() < 26) << "too many kernel inputs";
-  std::string name(1, static_cast<char>('A' + inputs_.size()));
+  // A, B, ..., Z, then A1, B1, ...
+  const size_t i = inputs_.size();
+  std::string name(1, static_cast<char>('A' + i % 26));
+  if (i >= 26) name += std::to_string(i / 26);
   inputs_.push_back(Param(name, type));
   args_.push_back(arg);
   return inputs_.back();

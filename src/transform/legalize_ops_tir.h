@@ -61,6 +61,7 @@ class KernelBuilder {
   explicit KernelBuilder(std::string name_hint) : name_hint_(std::move(name_hint)) {}
 
   // A buffer param for the Relax tensor `arg` (its shape must be known), named A, B, C, ...
+  // (A1, B1, ... after Z)
   ir::Buffer Input(const ir::Expr& arg, const TensorType& type);
   // The buffer param of the result (declared after the inputs).
   ir::Buffer Output(const std::string& name, const TensorType& type);

@@ -59,7 +59,8 @@ TEST(LoweredE2eTest, ModelIsLoweredAndMatchesTheHighLevelExample) {
   // Same weights and inputs.
   EXPECT_EQ(ReadText(low / "params.safetensors"), ReadText(high / "params.safetensors"));
   EXPECT_EQ(ReadText(low / "inputs.safetensors"), ReadText(high / "inputs.safetensors"));
-  Result a = Pipesplit("run " + Args(low) + " --check-bounds -o " + (low / "out.safetensors").string());
+  Result a =
+      Pipesplit("run " + Args(low) + " --check-bounds -o " + (low / "out.safetensors").string());
   ASSERT_EQ(a.exit_code, 0) << a.output;
   Result b = Pipesplit("run " + Args(high) + " -o " + (high / "out.safetensors").string());
   ASSERT_EQ(b.exit_code, 0) << b.output;
@@ -89,9 +90,9 @@ INSTANTIATE_TEST_SUITE_P(Groups, LoweredSplitTest, testing::Values(2, 3));
 
 TEST(LoweredE2eTest, MpiRunOfSplitModuleMatchesUnsplitRun) {
   fs::path dir = Generate("llama-lowered", "lowered_mpi", 2);
-  Result split = Pipesplit("opt " + (dir / "model.py").string() +
-                           " -p pipeline-parallel-rewrite,verify -o " +
-                           (dir / "model.split.py").string());
+  Result split =
+      Pipesplit("opt " + (dir / "model.py").string() + " -p pipeline-parallel-rewrite,verify -o " +
+                (dir / "model.split.py").string());
   ASSERT_EQ(split.exit_code, 0) << split.output;
   Result unsplit = Pipesplit("run " + Args(dir) + " -o " + (dir / "a.safetensors").string());
   ASSERT_EQ(unsplit.exit_code, 0) << unsplit.output;

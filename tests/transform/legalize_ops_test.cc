@@ -136,7 +136,8 @@ TEST_P(LegalizedNumericsTest, MatchesTheReferenceKernels) {
   std::vector<runtime::Value> args = RandomArgs(high.LookupFunction("main"), &rng);
   runtime::Interpreter reference(high, builtins);
   runtime::Interpreter lowered(low, builtins, kernels);
-  std::vector<double> want = runtime::ToDoubleVector(reference.Invoke("main", args).ExpectTensor("r"));
+  std::vector<double> want =
+      runtime::ToDoubleVector(reference.Invoke("main", args).ExpectTensor("r"));
   std::vector<double> got = runtime::ToDoubleVector(lowered.Invoke("main", args).ExpectTensor("l"));
   ASSERT_EQ(got.size(), want.size());
   double diff = 0, norm = 0;
