@@ -90,7 +90,7 @@ class Module:
                 T_multiply[v_ax0, v_ax1] = A[v_ax0, v_ax1] * compute[v_ax0, v_ax1]
 
     @R.function
-    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32"), z: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((), dtype="float32"):
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32"), z: R.Tensor((1, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="bool"), R.Tensor((), dtype="float32")):
         cls = Module
         with R.dataflow():
             a = R.call_tir(cls.add, (x, y), out_sinfo=R.Tensor((2, 3), dtype="float32"))
@@ -102,5 +102,5 @@ class Module:
             g = R.call_tir(cls.exp, (f,), out_sinfo=R.Tensor((2, 3), dtype="float32"))
             h = R.call_tir(cls.less, (g, x), out_sinfo=R.Tensor((2, 3), dtype="bool"))
             s: R.Tensor((), dtype="float32") = R.sum(g)
-            R.output(h, s)
-        return s
+            R.output(b, h, s)
+        return (b, h, s)

@@ -5,7 +5,7 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32"), z: R.Tensor((1, 3), dtype="float32")) -> R.Tensor((), dtype="float32"):
+    def main(x: R.Tensor((2, 3), dtype="float32"), y: R.Tensor((3,), dtype="float32"), z: R.Tensor((1, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 3), dtype="float32"), R.Tensor((2, 3), dtype="bool"), R.Tensor((), dtype="float32")):
         with R.dataflow():
             a = R.add(x, y)
             b = R.add(a, y)
@@ -16,5 +16,5 @@ class Module:
             g = R.exp(f)
             h = R.less(g, x)
             s = R.sum(g)
-            R.output(h, s)
-        return s
+            R.output(b, h, s)
+        return (b, h, s)

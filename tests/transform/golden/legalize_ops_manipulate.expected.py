@@ -105,7 +105,7 @@ class Module:
                 trilu[v_i0, v_i1] = T.Select(v_i0 + T.int64(1) <= v_i1, A[v_i0, v_i1], T.float32(0))
 
     @R.function
-    def main(ids: R.Tensor((1, 4), dtype="int32"), w: R.Tensor((10, 6), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
+    def main(ids: R.Tensor((1, 4), dtype="int32"), w: R.Tensor((10, 6), dtype="float32")) -> R.Tuple(R.Tensor((2, 4, 3), dtype="float32"), R.Tensor((4, 4), dtype="float32")):
         cls = Module
         with R.dataflow():
             i = R.call_tir(cls.reshape, (ids,), out_sinfo=R.Tensor((4,), dtype="int32"))
@@ -118,4 +118,4 @@ class Module:
             neg = R.call_tir(cls.full, R.tuple(), out_sinfo=R.Tensor((4, 4), dtype="float32"))
             mask = R.call_tir(cls.triu, (neg,), out_sinfo=R.Tensor((4, 4), dtype="float32"))
             R.output(cat, mask)
-        return mask
+        return (cat, mask)

@@ -3,7 +3,7 @@
 @I.ir_module
 class Module:
     @R.function
-    def main(ids: R.Tensor((1, 4), dtype="int32"), w: R.Tensor((10, 6), dtype="float32")) -> R.Tensor((4, 4), dtype="float32"):
+    def main(ids: R.Tensor((1, 4), dtype="int32"), w: R.Tensor((10, 6), dtype="float32")) -> R.Tuple(R.Tensor((2, 4, 3), dtype="float32"), R.Tensor((4, 4), dtype="float32")):
         with R.dataflow():
             i = R.reshape(ids, R.shape([4]))
             x = R.take(w, i, axis=0)
@@ -15,4 +15,4 @@ class Module:
             neg = R.full(R.shape([4, 4]), R.const(-1.0e9, "float32"), dtype="float32")
             mask = R.triu(neg, R.prim_value(1))
             R.output(cat, mask)
-        return mask
+        return (cat, mask)

@@ -89,12 +89,12 @@ class Module:
                 T_softmax_norm[v_i0, v_i1, v_i2] = T_softmax_exp[v_i0, v_i1, v_i2] / T_softmax_expsum[v_i0, v_i1]
 
     @R.function
-    def main(x: R.Tensor((1, 4, 8), dtype="float32"), w: R.Tensor((8, 8), dtype="float32"), g: R.Tensor((8,), dtype="float32"), k: R.Tensor((2, 8, 4), dtype="float32")) -> R.Tensor((2, 4, 4), dtype="float32"):
+    def main(x: R.Tensor((1, 4, 8), dtype="float32"), w: R.Tensor((8, 8), dtype="float32"), g: R.Tensor((8,), dtype="float32"), k: R.Tensor((2, 8, 4), dtype="float32")) -> R.Tuple(R.Tensor((1, 4, 8), dtype="float32"), R.Tensor((2, 4, 4), dtype="float32")):
         cls = Module
         with R.dataflow():
             n = R.call_tir(cls.rms_norm, (x, g), out_sinfo=R.Tensor((1, 4, 8), dtype="float32"))
             y = R.call_tir(cls.matmul, (n, w), out_sinfo=R.Tensor((1, 4, 8), dtype="float32"))
             s = R.call_tir(cls.matmul1, (y, k), out_sinfo=R.Tensor((2, 4, 4), dtype="float32"))
             p = R.call_tir(cls.softmax, (s,), out_sinfo=R.Tensor((2, 4, 4), dtype="float32"))
-            R.output(p)
-        return p
+            R.output(y, p)
+        return (y, p)
