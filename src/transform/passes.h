@@ -7,6 +7,7 @@
 namespace pipesplit::transform {
 
 PassInfo AttachPipelineStagesPassInfo();
+PassInfo LegalizeOpsPassInfo();
 PassInfo PipelineParallelRewritePassInfo();
 PassInfo VerifyPassInfo();
 

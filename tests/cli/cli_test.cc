@@ -119,6 +119,7 @@ TEST(CliTest, PassesListsEveryPass) {
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_THAT(r.output, HasSubstr("pipeline-parallel-rewrite"));
   EXPECT_THAT(r.output, HasSubstr("attach-pipeline-stages"));
+  EXPECT_THAT(r.output, HasSubstr("legalize-ops"));
   EXPECT_THAT(r.output, HasSubstr("verify"));
 }
 

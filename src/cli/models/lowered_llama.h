@@ -1,7 +1,8 @@
 // Generator of a lowered Llama-like Relax module (R.call_tir to TIR kernels, weights read
 // from one `packed_params` tuple, symbolic sequence length), the shape MLC-LLM hands to the
-// pipeline-parallel rewrite. Used by `pipesplit example llama-lowered`, the benchmarks and
-// the large-input tests. Compile-only: its TIR kernels are opaque to pipesplit.
+// pipeline-parallel rewrite, at any size. Used by the compiler benchmarks and the large-input
+// tests; its kernels are placeholders, so it is for compiling only. The runnable lowered model
+// is `pipesplit example llama-lowered` (the llama example after legalize-ops).
 #ifndef PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
 #define PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
 
