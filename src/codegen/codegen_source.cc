@@ -23,10 +23,13 @@ using ir::PrimExpr;
 
 class KernelEmitter {
  public:
-  KernelEmitter(std::string kernel, bool check_bounds)
-      : kernel_(std::move(kernel)), check_bounds_(check_bounds) {}
+  KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops)
+      : kernel_(std::move(kernel)),
+        check_bounds_(check_bounds),
+        optimize_(optimize_loops && !check_bounds) {}
 
   std::string Emit(const ir::PrimFuncNode& func) {
+    func_ = &func;
     out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
          << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
          << "    int64_t error_size) {\n";
@@ -312,94 +315,9 @@ class KernelEmitter {
   }
 
   std::string Call(const ir::PrimCallNode& n) {
-    const std::string& name = n.name();
-    DataType dt = n.dtype();
     std::vector<std::string> args;
-    std::vector<std::string> cast_args;
-    std::string vt = ValueType(dt);
-    for (const PrimExpr& a : n.args()) {
-      args.push_back(Expr(a));
-      cast_args.push_back("static_cast<" + vt + ">(" + args.back() + ")");
-    }
-    auto arity = [&](size_t k) {
-      if (args.size() != k) {
-        Unsupported("T." + name + " with " + std::to_string(args.size()) + " arguments");
-      }
-    };
-    static const char* const kFloatUnary[][2] = {
-        {"exp", "std::exp"},     {"exp2", "std::exp2"},       {"log", "std::log"},
-        {"log2", "std::log2"},   {"log10", "std::log10"},     {"log1p", "std::log1p"},
-        {"sqrt", "std::sqrt"},   {"tanh", "std::tanh"},       {"erf", "std::erf"},
-        {"fabs", "std::fabs"},   {"round", "std::nearbyint"}, {"nearbyint", "std::nearbyint"},
-        {"floor", "std::floor"}, {"ceil", "std::ceil"},       {"trunc", "std::trunc"},
-        {"sin", "std::sin"},     {"cos", "std::cos"},         {"tan", "std::tan"},
-        {"atan", "std::atan"},   {"rsqrt", "ps_rsqrt"},       {"sigmoid", "ps_sigmoid"},
-        {"abs", "ps_abs"}};
-    for (const auto& [tir, fn] : kFloatUnary) {
-      if (name != tir) continue;
-      arity(1);
-      if (!dt.is_float() && name != "abs") Unsupported("T." + name + " on " + dt.ToString());
-      std::string f = fn;
-      if (f.rfind("ps_", 0) == 0) f += "<" + vt + ">";
-      return Round(dt, f + "(" + cast_args[0] + ")");
-    }
-    static const char* const kFloatBinary[][2] = {{"pow", "std::pow"},
-                                                  {"fmod", "std::fmod"},
-                                                  {"nextafter", "std::nextafter"},
-                                                  {"hypot", "std::hypot"},
-                                                  {"copysign", "std::copysign"}};
-    for (const auto& [tir, fn] : kFloatBinary) {
-      if (name != tir) continue;
-      arity(2);
-      if (!dt.is_float()) Unsupported("T." + name + " on " + dt.ToString());
-      return Round(dt, std::string(fn) + "(" + cast_args[0] + ", " + cast_args[1] + ")");
-    }
-    if (name == "exp10") {
-      arity(1);
-      return Round(dt, "std::pow(static_cast<" + vt + ">(10), " + cast_args[0] + ")");
-    }
-    if (name == "isnan" || name == "isinf" || name == "isfinite") {
-      arity(1);
-      std::string ot = ValueType(n.args()[0]->dtype());
-      if (!n.args()[0]->dtype().is_float()) return name == "isfinite" ? "true" : "false";
-      return "std::" + name + "(static_cast<" + ot + ">(" + args[0] + "))";
-    }
-    if (name == "if_then_else") {
-      arity(3);
-      return "(static_cast<bool>(" + args[0] + ") ? " + cast_args[1] + " : " + cast_args[2] + ")";
-    }
-    if (name == "likely") {
-      arity(1);
-      return args[0];
-    }
-    bool integral = dt.is_integer() || IsBoolLike(dt);
-    if (name == "shift_left" || name == "shift_right") {
-      arity(2);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      return std::string(name == "shift_left" ? "ps_shl<" : "ps_shr<") + vt + ">(" + cast_args[0] +
-             ", " + cast_args[1] + ")";
-    }
-    if (name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor") {
-      arity(2);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      const char* op = name == "bitwise_and" ? " & " : name == "bitwise_or" ? " | " : " ^ ";
-      return "static_cast<" + vt + ">(" + cast_args[0] + op + cast_args[1] + ")";
-    }
-    if (name == "bitwise_not") {
-      arity(1);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      return "static_cast<" + vt + ">(~" + cast_args[0] + ")";
-    }
-    if (name == "reinterpret") {
-      if (args.empty()) arity(1);
-      const PrimExpr& v = n.args().back();
-      if (StorageType(v->dtype()).size() == 0 || dt.bits() != v->dtype().bits()) {
-        Unsupported("T.reinterpret from " + v->dtype().ToString() + " to " + dt.ToString());
-      }
-      return FromStorage(
-          dt, "ps_bitcast<" + StorageType(dt) + ">(" + ToStorage(v->dtype(), args.back()) + ")");
-    }
-    Unsupported("intrinsic T." + name);
+    for (const PrimExpr& a : n.args()) args.push_back(Expr(a));
+    return EmitIntrinsic(kernel_, n, args);
   }
 
   // ---- Statements.
@@ -407,6 +325,16 @@ class KernelEmitter {
     switch (s->kind()) {
       case ir::NodeKind::kFor: {
         const auto* n = ir::As<ir::ForNode>(s);
+        if (optimize_) {
+          if (std::optional<NestPlan> plan = PlanLoopNest(*n, *func_)) {
+            EmitNest(*plan);
+            return;
+          }
+          if (n->for_kind() == ir::ForKind::kParallel && !in_parallel_) {
+            EmitParallelLoop(*n);
+            return;
+          }
+        }
         std::string lt = ValueType(n->loop_var()->dtype());
         std::string lo = Fresh("lo");
         std::string hi = Fresh("hi");
@@ -540,7 +468,11 @@ class KernelEmitter {
       }
     }
     for (const ir::Buffer& b : block.alloc_buffers()) AllocateBuffer(b);
-    if (block.init()) {
+    const InitMode init_mode = init_mode_;
+    init_mode_ = InitMode::kCheck;
+    if (block.init() && init_mode == InitMode::kAlways) {
+      EmitStmt(block.init());
+    } else if (block.init() && init_mode == InitMode::kCheck) {
       std::string cond;
       for (const ir::IterVar& iv : block.iter_vars()) {
         if (iv.type != ir::IterVarType::kCommReduce) continue;
@@ -565,8 +497,230 @@ class KernelEmitter {
     Line("}");
   }
 
+  // ---- Planned loop nests (loop_plan.cc) and parallel loops.
+
+  // One loop of a planned nest as emitted: a whole loop, or the tile loop and the loop
+  // inside a tile of the moved loop.
+  enum class Part { kWhole, kTiles, kInTile };
+  struct Emitted {
+    int loop;
+    Part part;
+  };
+
+  void EmitNest(const NestPlan& plan) {
+    const size_t n = plan.loops.size();
+    Line("{  // loop nest, " + std::string(plan.moved < 0 ? "as written" : "reordered"));
+    ++indent_;
+    std::vector<std::string> lt(n), lo(n), hi(n), var(n), count(n);
+    for (size_t i = 0; i < n; ++i) {  // the box is the same in every iteration (rule 2)
+      const ir::ForNode& loop = *plan.loops[i];
+      lt[i] = ValueType(loop.loop_var()->dtype());
+      lo[i] = Fresh("lo");
+      hi[i] = Fresh("hi");
+      var[i] = Fresh(loop.loop_var()->name());
+      count[i] = Fresh("count");
+      Line("const " + lt[i] + " " + lo[i] + " = static_cast<" + lt[i] + ">(" + Expr(loop.min()) +
+           ");");
+      Line("const " + lt[i] + " " + hi[i] + " = ps_add<" + lt[i] + ">(" + lo[i] + ", static_cast<" +
+           lt[i] + ">(" + Expr(loop.extent()) + "));");
+      Line("const int64_t " + count[i] + " = ps_count(" + lo[i] + ", " + hi[i] + ");");
+    }
+    std::vector<Emitted> order;
+    for (size_t i = 0; i < n; ++i) {
+      if (static_cast<int>(i) != plan.moved) {
+        order.push_back({static_cast<int>(i), Part::kWhole});
+      } else if (plan.tile > 0) {
+        order.push_back({plan.moved, Part::kTiles});
+      }
+    }
+    if (plan.moved >= 0)
+      order.push_back({plan.moved, plan.tile > 0 ? Part::kInTile : Part::kWhole});
+    const std::string tile = IntLiteral(plan.tile);
+    const std::string tile_start = Fresh("tile");
+    const std::string tile_end = Fresh("tile_end");
+    auto iterations = [&](const Emitted& e) {
+      if (e.part == Part::kWhole) return count[e.loop];
+      if (e.part == Part::kTiles) return "ps_ceil_div(" + count[e.loop] + ", " + tile + ")";
+      return tile;
+    };
+    // Binds the var of e from its iteration number (a C++ int64_t expression).
+    auto bind = [&](const Emitted& e, const std::string& index) {
+      const int l = e.loop;
+      if (e.part == Part::kWhole) {
+        Line("const " + lt[l] + " " + var[l] + " = ps_add<" + lt[l] + ">(" + lo[l] +
+             ", static_cast<" + lt[l] + ">(" + index + "));");
+        return;
+      }
+      Line("const " + lt[l] + " " + tile_start + " = ps_add<" + lt[l] + ">(" + lo[l] +
+           ", static_cast<" + lt[l] + ">((" + index + ") * " + tile + "));");
+      Line("const " + lt[l] + " " + tile_end + " = static_cast<int64_t>(" + hi[l] + ") - " +
+           tile_start + " > " + tile + " ? static_cast<" + lt[l] + ">(" + tile_start + " + " +
+           tile + ") : " + hi[l] + ";");
+    };
+    // A parallel launch runs the leading index loops (never the innermost loop).
+    size_t prefix = 0;
+    while (!in_parallel_ && prefix + 1 < order.size() && order[prefix].part != Part::kInTile &&
+           plan.is_index[order[prefix].loop]) {
+      ++prefix;
+    }
+    const bool was_parallel = in_parallel_;
+    if (prefix > 0) {
+      std::string total = "INT64_C(1)";
+      std::string work = "INT64_C(1)";
+      for (size_t k = 0; k < order.size(); ++k) {
+        (k < prefix ? total : work) += " * " + iterations(order[k]);
+      }
+      std::string begin = Fresh("begin");
+      std::string end = Fresh("end");
+      std::string flat = Fresh("flat");
+      Line("ps_parallel_for(ps_kernel, " + total + ", ps_grain(" + work + "), [&](int64_t " +
+           begin + ", int64_t " + end + ") {");
+      ++indent_;
+      Line("for (int64_t " + flat + " = " + begin + "; " + flat + " < " + end + "; ++" + flat +
+           ") {");
+      ++indent_;
+      std::string rest = Fresh("rest");
+      Line("[[maybe_unused]] int64_t " + rest + " = " + flat + ";");
+      for (size_t k = prefix; k-- > 0;) {
+        std::string c = Fresh("c");
+        Line("const int64_t " + c + " = " + iterations(order[k]) + ";");
+        bind(order[k], rest + " % " + c);
+        Line(rest + " /= " + c + ";");
+      }
+      in_parallel_ = true;
+    }
+    for (size_t k = prefix; k + 1 < order.size(); ++k) {
+      const Emitted& e = order[k];
+      const int l = e.loop;
+      if (e.part == Part::kTiles) {
+        std::string t = Fresh("t");
+        Line("for (int64_t " + t + " = 0; " + t + " < " + iterations(e) + "; ++" + t + ") {");
+        ++indent_;
+        bind(e, t);
+        continue;
+      }
+      Line("for (" + lt[l] + " " + var[l] + " = " + lo[l] + "; " + var[l] + " < " + hi[l] + "; ++" +
+           var[l] + ") {");
+      ++indent_;
+    }
+    for (size_t i = 0; i < n; ++i) vars_[plan.loops[i]->loop_var().get()] = var[i];
+    // The innermost loop; the moved loop is unswitched on the block's T.init condition when
+    // that does not depend on it, so that its body has no branch and vectorizes.
+    const Emitted& e = order.back();
+    const int l = e.loop;
+    auto innermost = [&](InitMode mode) {
+      if (l == plan.moved) Line("PS_IVDEP");
+      std::string from = e.part == Part::kInTile ? tile_start : lo[l];
+      std::string to = e.part == Part::kInTile ? tile_end : hi[l];
+      Line("for (" + lt[l] + " " + var[l] + " = " + from + "; " + var[l] + " < " + to + "; ++" +
+           var[l] + ") {");
+      ++indent_;
+      init_mode_ = mode;
+      EmitBlock(*plan.realize);
+      --indent_;
+      Line("}");
+    };
+    std::optional<std::string> init = l == plan.moved ? HoistedInit(plan) : std::nullopt;
+    if (init) {
+      Line("if (" + *init + ") {");
+      ++indent_;
+      innermost(InitMode::kAlways);
+      --indent_;
+      Line("} else {");
+      ++indent_;
+      innermost(InitMode::kNever);
+      --indent_;
+      Line("}");
+    } else {
+      innermost(InitMode::kCheck);
+    }
+    for (size_t i = 0; i < n; ++i) vars_.erase(plan.loops[i]->loop_var().get());
+    for (size_t k = prefix; k + 1 < order.size(); ++k) {
+      --indent_;
+      Line("}");
+    }
+    if (prefix > 0) {
+      in_parallel_ = was_parallel;
+      --indent_;
+      Line("}");
+      --indent_;
+      Line("});");
+    }
+    --indent_;
+    Line("}");
+  }
+
+  // The T.init condition of the nest's block as an expression of the loop vars other than
+  // the moved one; nullopt when there is no init or the condition depends on the moved loop.
+  std::optional<std::string> HoistedInit(const NestPlan& plan) {
+    const ir::BlockNode& block = *plan.realize->block();
+    if (!block.init()) return std::nullopt;
+    const ir::TirVarNode* moved = plan.loops[plan.moved]->loop_var().get();
+    bool ok = true;
+    auto outside = [&](const PrimExpr& x) {
+      ir::VisitTirVars(x, [&](const ir::TirVar& v) {
+        ok = ok && v.get() != moved && vars_.count(v.get()) != 0;
+      });
+    };
+    std::string cond;
+    for (size_t i = 0; i < block.iter_vars().size(); ++i) {
+      const ir::IterVar& iv = block.iter_vars()[i];
+      if (iv.type != ir::IterVarType::kCommReduce) continue;
+      const PrimExpr& value = plan.realize->iter_values()[i];
+      outside(value);
+      outside(iv.dom.min);
+      if (!ok) return std::nullopt;
+      std::string vt = ValueType(iv.var->dtype());
+      if (!cond.empty()) cond += " && ";
+      cond += "static_cast<" + vt + ">(" + Expr(value) + ") == static_cast<" + vt + ">(" +
+              Expr(iv.dom.min) + ")";
+    }
+    return cond.empty() ? std::string("true") : cond;
+  }
+
+  // A T.parallel loop: its iterations are independent by declaration.
+  void EmitParallelLoop(const ir::ForNode& n) {
+    std::string lt = ValueType(n.loop_var()->dtype());
+    std::string lo = Fresh("lo");
+    std::string hi = Fresh("hi");
+    std::string begin = Fresh("begin");
+    std::string end = Fresh("end");
+    std::string flat = Fresh("flat");
+    std::string v = Fresh(n.loop_var()->name());
+    Line("{  // T.parallel");
+    ++indent_;
+    Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n.min()) + ");");
+    Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
+         Expr(n.extent()) + "));");
+    Line("ps_parallel_for(ps_kernel, ps_count(" + lo + ", " + hi + "), 1, [&](int64_t " + begin +
+         ", int64_t " + end + ") {");
+    ++indent_;
+    Line("for (int64_t " + flat + " = " + begin + "; " + flat + " < " + end + "; ++" + flat +
+         ") {");
+    ++indent_;
+    Line("const " + lt + " " + v + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
+         flat + "));");
+    vars_[n.loop_var().get()] = v;
+    in_parallel_ = true;
+    EmitStmt(n.body());
+    in_parallel_ = false;
+    vars_.erase(n.loop_var().get());
+    --indent_;
+    Line("}");
+    --indent_;
+    Line("});");
+    --indent_;
+    Line("}");
+  }
+
   std::string kernel_;
   bool check_bounds_;
+  bool optimize_;
+  bool in_parallel_ = false;  // inside the body of a parallel launch: loops run serially
+  // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
+  enum class InitMode { kCheck, kAlways, kNever };
+  InitMode init_mode_ = InitMode::kCheck;
+  const ir::PrimFuncNode* func_ = nullptr;
   std::ostringstream out_;
   int indent_ = 0;
   int counter_ = 0;
@@ -577,8 +731,9 @@ class KernelEmitter {
 
 }  // namespace
 
-std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds) {
-  return KernelEmitter(name, check_bounds).Emit(func);
+std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
+                       bool optimize_loops) {
+  return KernelEmitter(name, check_bounds, optimize_loops).Emit(func);
 }
 
 }  // namespace pipesplit::codegen
