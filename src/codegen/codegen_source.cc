@@ -5,732 +5,424 @@
 // chosen side (the value is the same; no out-of-range load on the untaken side).
 #include <algorithm>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "pipesplit/codegen/codegen.h"
-#include "pipesplit/ir/expr.h"
-#include "pipesplit/ir/tir.h"
-#include "src/codegen/codegen_internal.h"
+#include "src/codegen/kernel_emitter.h"
 
 namespace pipesplit::codegen {
-namespace {
 
 using ir::BinaryOp;
 using ir::PrimExpr;
 
-class KernelEmitter {
- public:
-  KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops)
-      : kernel_(std::move(kernel)),
-        check_bounds_(check_bounds),
-        optimize_(optimize_loops && !check_bounds) {}
+std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
+  func_ = &func;
+  out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
+       << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
+       << "    int64_t error_size) {\n";
+  indent_ = 1;
+  Line("[[maybe_unused]] static const char* const ps_kernel = " + Quote(kernel_) + ";");
+  Line("try {");
+  ++indent_;
+  EmitParams(func);
+  EmitStmt(func.body());
+  --indent_;
+  Line("} catch (const PsFail& f) {");
+  Line("  return ps_report(f.message.c_str(), error, error_size);");
+  Line("} catch (const std::exception& e) {");
+  Line(
+      "  return ps_report((std::string(ps_kernel) + \": \" + e.what()).c_str(), error, "
+      "error_size);");
+  Line("}");
+  Line("return 0;");
+  out_ << "}\n";
+  return out_.str();
+}
 
-  std::string Emit(const ir::PrimFuncNode& func) {
-    func_ = &func;
-    out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
-         << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
-         << "    int64_t error_size) {\n";
-    indent_ = 1;
-    Line("[[maybe_unused]] static const char* const ps_kernel = " + Quote(kernel_) + ";");
-    Line("try {");
-    ++indent_;
-    EmitParams(func);
-    EmitStmt(func.body());
-    --indent_;
-    Line("} catch (const PsFail& f) {");
-    Line("  return ps_report(f.message.c_str(), error, error_size);");
-    Line("} catch (const std::exception& e) {");
-    Line(
-        "  return ps_report((std::string(ps_kernel) + \": \" + e.what()).c_str(), error, "
-        "error_size);");
-    Line("}");
-    Line("return 0;");
-    out_ << "}\n";
-    return out_.str();
+KernelEmitter::BufferInfo& KernelEmitter::DeclareDims(const ir::Buffer& b, const std::string& ptr) {
+  BufferInfo info{ptr, {}, b->name()};
+  for (size_t j = 0; j < b->shape().size(); ++j) {
+    std::string d = ptr + "_d" + std::to_string(j);
+    Line("[[maybe_unused]] const int64_t " + d + " = static_cast<int64_t>(" + Expr(b->shape()[j]) +
+         ");");
+    info.dims.push_back(d);
   }
+  return buffers_[b.get()] = std::move(info);
+}
 
- private:
-  struct BufferInfo {
-    std::string ptr;                // C++ name of the element pointer
-    std::vector<std::string> dims;  // C++ names of the dims (int64_t)
-    std::string name;               // buffer name, for messages
-  };
+void KernelEmitter::AllocateBuffer(const ir::Buffer& b) {
+  std::string ptr = Fresh(b->name());
+  BufferInfo& info = DeclareDims(b, ptr);
+  std::string size = "INT64_C(1)";
+  for (const std::string& d : info.dims) size += " * " + d;
+  std::string st = StorageType(b->dtype());
+  Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
+       Quote(b->name()) + ");");
+  Line(st + "* const " + ptr + " = " + ptr + "_store.get();");
+}
 
-  [[noreturn]] void Unsupported(const std::string& what) const {
-    throw CodegenError("kernel " + kernel_ + ": codegen does not support " + what);
-  }
+const KernelEmitter::BufferInfo& KernelEmitter::LookupBuffer(const ir::Buffer& b) {
+  auto it = buffers_.find(b.get());
+  if (it != buffers_.end()) return it->second;
+  auto data = allocations_.find(b->data().get());
+  if (data == allocations_.end()) Unsupported("buffer '" + b->name() + "' with no storage");
+  std::string ptr = Fresh(b->name());
+  Line(StorageType(b->dtype()) + "* const " + ptr + " = reinterpret_cast<" +
+       StorageType(b->dtype()) + "*>(" + data->second + ");");
+  return DeclareDims(b, ptr);
+}
 
-  void Line(const std::string& text) {
-    for (int i = 0; i < indent_; ++i) out_ << "  ";
-    out_ << text << "\n";
+std::string KernelEmitter::Element(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
+  const BufferInfo& info = LookupBuffer(b);
+  if (indices.size() != info.dims.size()) {
+    Unsupported("access to buffer '" + b->name() + "' with " + std::to_string(indices.size()) +
+                " indices for " + std::to_string(info.dims.size()) + " dims");
   }
+  std::string flat;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    std::string index = "static_cast<int64_t>(" + Expr(indices[j]) + ")";
+    if (check_bounds_) {
+      index = "ps_chk(" + index + ", " + info.dims[j] + ", ps_kernel, " + Quote(info.name) + ", " +
+              std::to_string(j) + ")";
+    }
+    flat = j == 0 ? index : "(" + flat + ") * " + info.dims[j] + " + " + index;
+  }
+  if (flat.empty()) flat = "0";
+  return info.ptr + "[" + flat + "]";
+}
 
-  std::string Fresh(const std::string& hint) {
-    return "v" + std::to_string(counter_++) + "_" + Sanitize(hint);
+void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
+  const auto& params = func.params();
+  Line("ps_check_arity(ps_kernel, num_args, " + std::to_string(params.size()) + ");");
+  // Scalars first: buffer shapes may use them.
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ir::TirVar& p = params[i];
+    if (func.BufferOf(p.get()) != nullptr) continue;
+    DataType dt = p->dtype();
+    if (dt.code() == DataType::Code::kHandle) {
+      Unsupported("handle parameter '" + p->name() + "' without a buffer");
+    }
+    std::string arg = "args[" + std::to_string(i) + "]";
+    Line("ps_check_scalar(ps_kernel, " + Quote(p->name()) + ", " + arg + ", " +
+         std::to_string(AbiType(dt).first) + ");");
+    BindVar(p, arg + (dt.is_float() ? ".scalar_float" : ".scalar_int"));
   }
-
-  // ---- Types (see codegen_internal.h).
-  std::string ValueType(DataType dt) const {
-    std::optional<std::string> t = CValueType(dt);
-    if (!t) Unsupported("dtype " + dt.ToString());
-    return *t;
-  }
-  std::string StorageType(DataType dt) const {
-    ValueType(dt);  // rejects unsupported dtypes
-    return *CStorageType(dt);
-  }
-  std::pair<int, int> AbiType(DataType dt) const {
-    ValueType(dt);
-    return AbiTypeOf(dt);
-  }
-  std::string ToStorage(DataType dt, const std::string& e) const {
-    return ToStorageValue(dt, StorageType(dt), e);
-  }
-
-  // ---- Vars and buffers.
-  std::string VarName(const ir::TirVarNode* v) const {
-    auto it = vars_.find(v);
-    if (it == vars_.end()) Unsupported("variable '" + v->name() + "' used before its definition");
-    return it->second;
-  }
-
-  // Declares `v` = `value` (a C++ expression) in the current scope.
-  void BindVar(const ir::TirVar& v, const std::string& value) { BindVar(v.get(), value); }
-  void BindVar(const ir::TirVarNode* v, const std::string& value) {
-    std::string name = Fresh(v->name());
-    Line("[[maybe_unused]] const " + ValueType(v->dtype()) + " " + name + " = static_cast<" +
-         ValueType(v->dtype()) + ">(" + value + ");");
-    vars_[v] = name;
-  }
-
-  // Declares the dims of `b` from its shape expressions.
-  BufferInfo& DeclareDims(const ir::Buffer& b, const std::string& ptr) {
-    BufferInfo info{ptr, {}, b->name()};
-    for (size_t j = 0; j < b->shape().size(); ++j) {
+  std::vector<std::string> deferred;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ir::Buffer* b = func.BufferOf(params[i].get());
+    if (b == nullptr) continue;
+    const ir::Buffer& buf = *b;
+    std::string arg = "args[" + std::to_string(i) + "]";
+    auto [code, bits] = AbiType(buf->dtype());
+    Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
+         std::to_string(buf->shape().size()) + ", " + std::to_string(code) + ", " +
+         std::to_string(bits) + ");");
+    std::string ptr = Fresh(buf->name());
+    std::string st = StorageType(buf->dtype());
+    Line(st + "* const " + ptr + " = static_cast<" + st + "*>(" + arg + ".data);");
+    BufferInfo info{ptr, {}, buf->name()};
+    for (size_t j = 0; j < buf->shape().size(); ++j) {
       std::string d = ptr + "_d" + std::to_string(j);
-      Line("[[maybe_unused]] const int64_t " + d + " = static_cast<int64_t>(" +
-           Expr(b->shape()[j]) + ");");
+      Line("[[maybe_unused]] const int64_t " + d + " = " + arg + ".shape[" + std::to_string(j) +
+           "];");
       info.dims.push_back(d);
+      const PrimExpr& dim = buf->shape()[j];
+      std::string check = "ps_check_dim(ps_kernel, " + Quote(buf->name()) + ", " +
+                          std::to_string(j) + ", " + d + ", ";
+      if (auto c = ir::AsConstInt(dim)) {
+        Line(check + IntLiteral(*c) + ");");
+      } else if (const auto* v = ir::As<ir::TirVarNode>(dim);
+                 v != nullptr && vars_.find(v) == vars_.end()) {
+        if (!v->dtype().is_integer()) Unsupported("non-integer shape var '" + v->name() + "'");
+        BindVar(v, d);
+      } else {
+        deferred.push_back(check + "static_cast<int64_t>(" + Expr(dim) + "));");
+      }
     }
-    return buffers_[b.get()] = std::move(info);
+    buffers_[buf.get()] = std::move(info);
   }
+  for (const std::string& line : deferred) Line(line);
+}
 
-  // Allocates storage for `b` (T.alloc_buffer / T.decl_buffer without data).
-  void AllocateBuffer(const ir::Buffer& b) {
-    std::string ptr = Fresh(b->name());
-    BufferInfo& info = DeclareDims(b, ptr);
-    std::string size = "INT64_C(1)";
-    for (const std::string& d : info.dims) size += " * " + d;
-    std::string st = StorageType(b->dtype());
-    Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
-         Quote(b->name()) + ");");
-    Line(st + "* const " + ptr + " = " + ptr + "_store.get();");
-  }
-
-  const BufferInfo& LookupBuffer(const ir::Buffer& b) {
-    auto it = buffers_.find(b.get());
-    if (it != buffers_.end()) return it->second;
-    auto data = allocations_.find(b->data().get());
-    if (data == allocations_.end()) Unsupported("buffer '" + b->name() + "' with no storage");
-    std::string ptr = Fresh(b->name());
-    Line(StorageType(b->dtype()) + "* const " + ptr + " = reinterpret_cast<" +
-         StorageType(b->dtype()) + "*>(" + data->second + ");");
-    return DeclareDims(b, ptr);
-  }
-
-  std::string Element(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
-    const BufferInfo& info = LookupBuffer(b);
-    if (indices.size() != info.dims.size()) {
-      Unsupported("access to buffer '" + b->name() + "' with " + std::to_string(indices.size()) +
-                  " indices for " + std::to_string(info.dims.size()) + " dims");
+std::string KernelEmitter::Expr(const PrimExpr& e) {
+  DataType dt = e->dtype();
+  switch (e->kind()) {
+    case ir::NodeKind::kIntImm: {
+      int64_t v = ir::As<ir::IntImmNode>(e)->value();
+      if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
+      if (dt == DataType::Int(64)) return IntLiteral(v);
+      return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
     }
-    std::string flat;
-    for (size_t j = 0; j < indices.size(); ++j) {
-      std::string index = "static_cast<int64_t>(" + Expr(indices[j]) + ")";
-      if (check_bounds_) {
-        index = "ps_chk(" + index + ", " + info.dims[j] + ", ps_kernel, " + Quote(info.name) +
-                ", " + std::to_string(j) + ")";
-      }
-      flat = j == 0 ? index : "(" + flat + ") * " + info.dims[j] + " + " + index;
+    case ir::NodeKind::kFloatImm: {
+      double v = ir::As<ir::FloatImmNode>(e)->value();
+      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(v) + ")");
     }
-    if (flat.empty()) flat = "0";
-    return info.ptr + "[" + flat + "]";
-  }
-
-  // ---- Parameters.
-  void EmitParams(const ir::PrimFuncNode& func) {
-    const auto& params = func.params();
-    Line("ps_check_arity(ps_kernel, num_args, " + std::to_string(params.size()) + ");");
-    // Scalars first: buffer shapes may use them.
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ir::TirVar& p = params[i];
-      if (func.BufferOf(p.get()) != nullptr) continue;
-      DataType dt = p->dtype();
-      if (dt.code() == DataType::Code::kHandle) {
-        Unsupported("handle parameter '" + p->name() + "' without a buffer");
-      }
-      std::string arg = "args[" + std::to_string(i) + "]";
-      Line("ps_check_scalar(ps_kernel, " + Quote(p->name()) + ", " + arg + ", " +
-           std::to_string(AbiType(dt).first) + ");");
-      BindVar(p, arg + (dt.is_float() ? ".scalar_float" : ".scalar_int"));
+    case ir::NodeKind::kTirVar:
+      return VarName(ir::As<ir::TirVarNode>(e));
+    case ir::NodeKind::kBinary:
+      return Binary(*ir::As<ir::BinaryNode>(e));
+    case ir::NodeKind::kNot:
+      return "(!static_cast<bool>(" + Expr(ir::As<ir::NotNode>(e)->a()) + "))";
+    case ir::NodeKind::kCast: {
+      const PrimExpr& v = ir::As<ir::CastNode>(e)->value();
+      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(v) + ")");
     }
-    std::vector<std::string> deferred;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ir::Buffer* b = func.BufferOf(params[i].get());
-      if (b == nullptr) continue;
-      const ir::Buffer& buf = *b;
-      std::string arg = "args[" + std::to_string(i) + "]";
-      auto [code, bits] = AbiType(buf->dtype());
-      Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
-           std::to_string(buf->shape().size()) + ", " + std::to_string(code) + ", " +
-           std::to_string(bits) + ");");
-      std::string ptr = Fresh(buf->name());
-      std::string st = StorageType(buf->dtype());
-      Line(st + "* const " + ptr + " = static_cast<" + st + "*>(" + arg + ".data);");
-      BufferInfo info{ptr, {}, buf->name()};
-      for (size_t j = 0; j < buf->shape().size(); ++j) {
-        std::string d = ptr + "_d" + std::to_string(j);
-        Line("[[maybe_unused]] const int64_t " + d + " = " + arg + ".shape[" + std::to_string(j) +
-             "];");
-        info.dims.push_back(d);
-        const PrimExpr& dim = buf->shape()[j];
-        std::string check = "ps_check_dim(ps_kernel, " + Quote(buf->name()) + ", " +
-                            std::to_string(j) + ", " + d + ", ";
-        if (auto c = ir::AsConstInt(dim)) {
-          Line(check + IntLiteral(*c) + ");");
-        } else if (const auto* v = ir::As<ir::TirVarNode>(dim);
-                   v != nullptr && vars_.find(v) == vars_.end()) {
-          if (!v->dtype().is_integer()) Unsupported("non-integer shape var '" + v->name() + "'");
-          BindVar(v, d);
-        } else {
-          deferred.push_back(check + "static_cast<int64_t>(" + Expr(dim) + "));");
-        }
-      }
-      buffers_[buf.get()] = std::move(info);
-    }
-    for (const std::string& line : deferred) Line(line);
-  }
-
-  // ---- Expressions.
-  std::string Expr(const PrimExpr& e) {
-    DataType dt = e->dtype();
-    switch (e->kind()) {
-      case ir::NodeKind::kIntImm: {
-        int64_t v = ir::As<ir::IntImmNode>(e)->value();
-        if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
-        if (dt == DataType::Int(64)) return IntLiteral(v);
-        return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
-      }
-      case ir::NodeKind::kFloatImm: {
-        double v = ir::As<ir::FloatImmNode>(e)->value();
-        return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(v) + ")");
-      }
-      case ir::NodeKind::kTirVar:
-        return VarName(ir::As<ir::TirVarNode>(e));
-      case ir::NodeKind::kBinary:
-        return Binary(*ir::As<ir::BinaryNode>(e));
-      case ir::NodeKind::kNot:
-        return "(!static_cast<bool>(" + Expr(ir::As<ir::NotNode>(e)->a()) + "))";
-      case ir::NodeKind::kCast: {
-        const PrimExpr& v = ir::As<ir::CastNode>(e)->value();
-        return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(v) + ")");
-      }
-      case ir::NodeKind::kSelect: {
-        const auto* n = ir::As<ir::SelectNode>(e);
-        // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
-        // only the chosen side gives the same value without touching memory the untaken side
-        // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
-        std::string vt = ValueType(dt);
-        return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
-               Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) +
-               "))";
-      }
-      case ir::NodeKind::kBufferLoad: {
-        const auto* n = ir::As<ir::BufferLoadNode>(e);
-        return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
-      }
-      case ir::NodeKind::kPrimCall:
-        return Call(*ir::As<ir::PrimCallNode>(e));
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
-        break;
-    }
-    Unsupported("a non-PrimExpr node inside an expression");
-  }
-
-  std::string Binary(const ir::BinaryNode& n) {
-    DataType dt = n.dtype();
-    std::string a = Expr(n.a());
-    std::string b = Expr(n.b());
-    auto call = [&](const char* fn) {
+    case ir::NodeKind::kSelect: {
+      const auto* n = ir::As<ir::SelectNode>(e);
+      // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
+      // only the chosen side gives the same value without touching memory the untaken side
+      // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
       std::string vt = ValueType(dt);
-      return fn + std::string("<") + vt + ">(" + a + ", " + b + ")";
-    };
-    auto compare = [&](const char* op) {
-      std::string ot = ValueType(n.a()->dtype());
-      return "(static_cast<" + ot + ">(" + a + ") " + op + " static_cast<" + ot + ">(" + b + "))";
-    };
-    switch (n.op()) {
-      case BinaryOp::kAdd:
-        return Round(dt, call("ps_add"));
-      case BinaryOp::kSub:
-        return Round(dt, call("ps_sub"));
-      case BinaryOp::kMul:
-        return Round(dt, call("ps_mul"));
-      case BinaryOp::kDiv:
-        return Round(dt, call("ps_truncdiv"));
-      case BinaryOp::kMod:
-        return Round(dt, call("ps_truncmod"));
-      case BinaryOp::kFloorDiv:
-        return Round(dt, call("ps_floordiv"));
-      case BinaryOp::kFloorMod:
-        return Round(dt, call("ps_floormod"));
-      case BinaryOp::kMin:
-        return call("ps_min");
-      case BinaryOp::kMax:
-        return call("ps_max");
-      case BinaryOp::kEQ:
-        return compare("==");
-      case BinaryOp::kNE:
-        return compare("!=");
-      case BinaryOp::kLT:
-        return compare("<");
-      case BinaryOp::kLE:
-        return compare("<=");
-      case BinaryOp::kGT:
-        return compare(">");
-      case BinaryOp::kGE:
-        return compare(">=");
-      case BinaryOp::kAnd:
-        return "(static_cast<bool>(" + a + ") && static_cast<bool>(" + b + "))";
-      case BinaryOp::kOr:
-        return "(static_cast<bool>(" + a + ") || static_cast<bool>(" + b + "))";
+      return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
+             Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) + "))";
     }
-    Unsupported(std::string("binary operator ") + ir::BinaryOpName(n.op()));
+    case ir::NodeKind::kBufferLoad: {
+      const auto* n = ir::As<ir::BufferLoadNode>(e);
+      return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
+    }
+    case ir::NodeKind::kPrimCall:
+      return Call(*ir::As<ir::PrimCallNode>(e));
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
+      break;
   }
+  Unsupported("a non-PrimExpr node inside an expression");
+}
 
-  std::string Call(const ir::PrimCallNode& n) {
-    std::vector<std::string> args;
-    for (const PrimExpr& a : n.args()) args.push_back(Expr(a));
-    return EmitIntrinsic(kernel_, n, args);
-  }
-
-  // ---- Statements.
-  void EmitStmt(const ir::Stmt& s) {
-    switch (s->kind()) {
-      case ir::NodeKind::kFor: {
-        const auto* n = ir::As<ir::ForNode>(s);
-        if (optimize_) {
-          if (std::optional<NestPlan> plan = PlanLoopNest(*n, *func_)) {
-            EmitNest(*plan);
-            return;
-          }
-          if (n->for_kind() == ir::ForKind::kParallel && !in_parallel_) {
-            EmitParallelLoop(*n);
-            return;
-          }
-        }
-        std::string lt = ValueType(n->loop_var()->dtype());
-        std::string lo = Fresh("lo");
-        std::string hi = Fresh("hi");
-        std::string v = Fresh(n->loop_var()->name());
-        Line("{");
-        ++indent_;
-        Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n->min()) + ");");
-        Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt +
-             ">(" + Expr(n->extent()) + "));");
-        Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
-        ++indent_;
-        vars_[n->loop_var().get()] = v;
-        EmitStmt(n->body());
-        vars_.erase(n->loop_var().get());
-        --indent_;
-        Line("}");
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kBlockRealize:
-        EmitBlock(*ir::As<ir::BlockRealizeNode>(s));
-        return;
-      case ir::NodeKind::kBlock:
-        Unsupported("a block without T.block realize");
-      case ir::NodeKind::kSeqStmt:
-        for (const ir::Stmt& c : ir::As<ir::SeqStmtNode>(s)->seq()) EmitStmt(c);
-        return;
-      case ir::NodeKind::kBufferStore: {
-        const auto* n = ir::As<ir::BufferStoreNode>(s);
-        std::string value = Expr(n->value());
-        Line(Element(n->buffer(), n->indices()) + " = " + ToStorage(n->buffer()->dtype(), value) +
-             ";");
-        return;
-      }
-      case ir::NodeKind::kLetStmt: {
-        const auto* n = ir::As<ir::LetStmtNode>(s);
-        std::string value = Expr(n->value());
-        Line("{");
-        ++indent_;
-        BindVar(n->var(), value);
-        EmitStmt(n->body());
-        vars_.erase(n->var().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kIfThenElse: {
-        const auto* n = ir::As<ir::IfThenElseNode>(s);
-        Line("if (static_cast<bool>(" + Expr(n->cond()) + ")) {");
-        ++indent_;
-        EmitStmt(n->then_case());
-        --indent_;
-        if (n->else_case()) {
-          Line("} else {");
-          ++indent_;
-          EmitStmt(n->else_case());
-          --indent_;
-        }
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kEvaluate: {
-        const PrimExpr& v = ir::As<ir::EvaluateNode>(s)->value();
-        if (v->kind() == ir::NodeKind::kIntImm) return;
-        Line("(void)(" + Expr(v) + ");");
-        return;
-      }
-      case ir::NodeKind::kAllocate: {
-        const auto* n = ir::As<ir::AllocateNode>(s);
-        std::string ptr = Fresh(n->buffer_var()->name());
-        std::string size = "INT64_C(1)";
-        for (const PrimExpr& e : n->extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
-        std::string st = StorageType(n->dtype());
-        Line("{");
-        ++indent_;
-        Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
-             Quote(n->buffer_var()->name()) + ");");
-        allocations_[n->buffer_var().get()] = ptr + "_store.get()";
-        EmitStmt(n->body());
-        allocations_.erase(n->buffer_var().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kDeclBuffer: {
-        const auto* n = ir::As<ir::DeclBufferNode>(s);
-        Line("{");
-        ++indent_;
-        if (allocations_.count(n->buffer()->data().get()) != 0) {
-          LookupBuffer(n->buffer());
-        } else {
-          AllocateBuffer(n->buffer());
-        }
-        EmitStmt(n->body());
-        buffers_.erase(n->buffer().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kBuffer:
-      PIPESPLIT_PRIM_EXPR_KINDS:
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-        break;
-    }
-    Unsupported("a non-statement node in a kernel body");
-  }
-
-  void EmitBlock(const ir::BlockRealizeNode& realize) {
-    const ir::BlockNode& block = *realize.block();
-    if (!block.match_buffers().empty()) {
-      Unsupported("T.match_buffer inside block '" + block.name_hint() + "'");
-    }
-    if (realize.iter_values().size() != block.iter_vars().size()) {
-      Unsupported("block '" + block.name_hint() + "' with mismatched iter values");
-    }
-    Line("{  // block " + block.name_hint());
-    ++indent_;
-    std::vector<std::string> values;
-    for (const PrimExpr& v : realize.iter_values()) values.push_back(Expr(v));
-    for (size_t i = 0; i < values.size(); ++i) BindVar(block.iter_vars()[i].var, values[i]);
-    bool predicated = false;
-    if (realize.predicate()) {
-      auto c = ir::AsConstInt(realize.predicate());
-      if (!c || *c == 0) {
-        Line("if (static_cast<bool>(" + Expr(realize.predicate()) + ")) {");
-        ++indent_;
-        predicated = true;
-      }
-    }
-    for (const ir::Buffer& b : block.alloc_buffers()) AllocateBuffer(b);
-    const InitMode init_mode = init_mode_;
-    init_mode_ = InitMode::kCheck;
-    if (block.init() && init_mode == InitMode::kAlways) {
-      EmitStmt(block.init());
-    } else if (block.init() && init_mode == InitMode::kCheck) {
-      std::string cond;
-      for (const ir::IterVar& iv : block.iter_vars()) {
-        if (iv.type != ir::IterVarType::kCommReduce) continue;
-        std::string vt = ValueType(iv.var->dtype());
-        if (!cond.empty()) cond += " && ";
-        cond += VarName(iv.var.get()) + " == static_cast<" + vt + ">(" + Expr(iv.dom.min) + ")";
-      }
-      Line("if (" + (cond.empty() ? std::string("true") : cond) + ") {");
-      ++indent_;
-      EmitStmt(block.init());
-      --indent_;
-      Line("}");
-    }
-    EmitStmt(block.body());
-    for (const ir::Buffer& b : block.alloc_buffers()) buffers_.erase(b.get());
-    for (const ir::IterVar& iv : block.iter_vars()) vars_.erase(iv.var.get());
-    if (predicated) {
-      --indent_;
-      Line("}");
-    }
-    --indent_;
-    Line("}");
-  }
-
-  // ---- Planned loop nests (loop_plan.cc) and parallel loops.
-
-  // One loop of a planned nest as emitted: a whole loop, or the tile loop and the loop
-  // inside a tile of the moved loop.
-  enum class Part { kWhole, kTiles, kInTile };
-  struct Emitted {
-    int loop;
-    Part part;
+std::string KernelEmitter::Binary(const ir::BinaryNode& n) {
+  DataType dt = n.dtype();
+  std::string a = Expr(n.a());
+  std::string b = Expr(n.b());
+  auto call = [&](const char* fn) {
+    std::string vt = ValueType(dt);
+    return fn + std::string("<") + vt + ">(" + a + ", " + b + ")";
   };
-
-  void EmitNest(const NestPlan& plan) {
-    const size_t n = plan.loops.size();
-    Line("{  // loop nest, " + std::string(plan.moved < 0 ? "as written" : "reordered"));
-    ++indent_;
-    std::vector<std::string> lt(n), lo(n), hi(n), var(n), count(n);
-    for (size_t i = 0; i < n; ++i) {  // the box is the same in every iteration (rule 2)
-      const ir::ForNode& loop = *plan.loops[i];
-      lt[i] = ValueType(loop.loop_var()->dtype());
-      lo[i] = Fresh("lo");
-      hi[i] = Fresh("hi");
-      var[i] = Fresh(loop.loop_var()->name());
-      count[i] = Fresh("count");
-      Line("const " + lt[i] + " " + lo[i] + " = static_cast<" + lt[i] + ">(" + Expr(loop.min()) +
-           ");");
-      Line("const " + lt[i] + " " + hi[i] + " = ps_add<" + lt[i] + ">(" + lo[i] + ", static_cast<" +
-           lt[i] + ">(" + Expr(loop.extent()) + "));");
-      Line("const int64_t " + count[i] + " = ps_count(" + lo[i] + ", " + hi[i] + ");");
-    }
-    std::vector<Emitted> order;
-    for (size_t i = 0; i < n; ++i) {
-      if (static_cast<int>(i) != plan.moved) {
-        order.push_back({static_cast<int>(i), Part::kWhole});
-      } else if (plan.tile > 0) {
-        order.push_back({plan.moved, Part::kTiles});
-      }
-    }
-    if (plan.moved >= 0)
-      order.push_back({plan.moved, plan.tile > 0 ? Part::kInTile : Part::kWhole});
-    const std::string tile = IntLiteral(plan.tile);
-    const std::string tile_start = Fresh("tile");
-    const std::string tile_end = Fresh("tile_end");
-    auto iterations = [&](const Emitted& e) {
-      if (e.part == Part::kWhole) return count[e.loop];
-      if (e.part == Part::kTiles) return "ps_ceil_div(" + count[e.loop] + ", " + tile + ")";
-      return tile;
-    };
-    // Binds the var of e from its iteration number (a C++ int64_t expression).
-    auto bind = [&](const Emitted& e, const std::string& index) {
-      const int l = e.loop;
-      if (e.part == Part::kWhole) {
-        Line("const " + lt[l] + " " + var[l] + " = ps_add<" + lt[l] + ">(" + lo[l] +
-             ", static_cast<" + lt[l] + ">(" + index + "));");
-        return;
-      }
-      Line("const " + lt[l] + " " + tile_start + " = ps_add<" + lt[l] + ">(" + lo[l] +
-           ", static_cast<" + lt[l] + ">((" + index + ") * " + tile + "));");
-      Line("const " + lt[l] + " " + tile_end + " = static_cast<int64_t>(" + hi[l] + ") - " +
-           tile_start + " > " + tile + " ? static_cast<" + lt[l] + ">(" + tile_start + " + " +
-           tile + ") : " + hi[l] + ";");
-    };
-    // A parallel launch runs the leading index loops (never the innermost loop).
-    size_t prefix = 0;
-    while (!in_parallel_ && prefix + 1 < order.size() && order[prefix].part != Part::kInTile &&
-           plan.is_index[order[prefix].loop]) {
-      ++prefix;
-    }
-    const bool was_parallel = in_parallel_;
-    if (prefix > 0) {
-      std::string total = "INT64_C(1)";
-      std::string work = "INT64_C(1)";
-      for (size_t k = 0; k < order.size(); ++k) {
-        (k < prefix ? total : work) += " * " + iterations(order[k]);
-      }
-      std::string begin = Fresh("begin");
-      std::string end = Fresh("end");
-      std::string flat = Fresh("flat");
-      Line("ps_parallel_for(ps_kernel, " + total + ", ps_grain(" + work + "), [&](int64_t " +
-           begin + ", int64_t " + end + ") {");
-      ++indent_;
-      Line("for (int64_t " + flat + " = " + begin + "; " + flat + " < " + end + "; ++" + flat +
-           ") {");
-      ++indent_;
-      std::string rest = Fresh("rest");
-      Line("[[maybe_unused]] int64_t " + rest + " = " + flat + ";");
-      for (size_t k = prefix; k-- > 0;) {
-        std::string c = Fresh("c");
-        Line("const int64_t " + c + " = " + iterations(order[k]) + ";");
-        bind(order[k], rest + " % " + c);
-        Line(rest + " /= " + c + ";");
-      }
-      in_parallel_ = true;
-    }
-    for (size_t k = prefix; k + 1 < order.size(); ++k) {
-      const Emitted& e = order[k];
-      const int l = e.loop;
-      if (e.part == Part::kTiles) {
-        std::string t = Fresh("t");
-        Line("for (int64_t " + t + " = 0; " + t + " < " + iterations(e) + "; ++" + t + ") {");
-        ++indent_;
-        bind(e, t);
-        continue;
-      }
-      Line("for (" + lt[l] + " " + var[l] + " = " + lo[l] + "; " + var[l] + " < " + hi[l] + "; ++" +
-           var[l] + ") {");
-      ++indent_;
-    }
-    for (size_t i = 0; i < n; ++i) vars_[plan.loops[i]->loop_var().get()] = var[i];
-    // The innermost loop; the moved loop is unswitched on the block's T.init condition when
-    // that does not depend on it, so that its body has no branch and vectorizes.
-    const Emitted& e = order.back();
-    const int l = e.loop;
-    auto innermost = [&](InitMode mode) {
-      if (l == plan.moved) Line("PS_IVDEP");
-      std::string from = e.part == Part::kInTile ? tile_start : lo[l];
-      std::string to = e.part == Part::kInTile ? tile_end : hi[l];
-      Line("for (" + lt[l] + " " + var[l] + " = " + from + "; " + var[l] + " < " + to + "; ++" +
-           var[l] + ") {");
-      ++indent_;
-      init_mode_ = mode;
-      EmitBlock(*plan.realize);
-      --indent_;
-      Line("}");
-    };
-    std::optional<std::string> init = l == plan.moved ? HoistedInit(plan) : std::nullopt;
-    if (init) {
-      Line("if (" + *init + ") {");
-      ++indent_;
-      innermost(InitMode::kAlways);
-      --indent_;
-      Line("} else {");
-      ++indent_;
-      innermost(InitMode::kNever);
-      --indent_;
-      Line("}");
-    } else {
-      innermost(InitMode::kCheck);
-    }
-    for (size_t i = 0; i < n; ++i) vars_.erase(plan.loops[i]->loop_var().get());
-    for (size_t k = prefix; k + 1 < order.size(); ++k) {
-      --indent_;
-      Line("}");
-    }
-    if (prefix > 0) {
-      in_parallel_ = was_parallel;
-      --indent_;
-      Line("}");
-      --indent_;
-      Line("});");
-    }
-    --indent_;
-    Line("}");
+  auto compare = [&](const char* op) {
+    std::string ot = ValueType(n.a()->dtype());
+    return "(static_cast<" + ot + ">(" + a + ") " + op + " static_cast<" + ot + ">(" + b + "))";
+  };
+  switch (n.op()) {
+    case BinaryOp::kAdd:
+      return Round(dt, call("ps_add"));
+    case BinaryOp::kSub:
+      return Round(dt, call("ps_sub"));
+    case BinaryOp::kMul:
+      return Round(dt, call("ps_mul"));
+    case BinaryOp::kDiv:
+      return Round(dt, call("ps_truncdiv"));
+    case BinaryOp::kMod:
+      return Round(dt, call("ps_truncmod"));
+    case BinaryOp::kFloorDiv:
+      return Round(dt, call("ps_floordiv"));
+    case BinaryOp::kFloorMod:
+      return Round(dt, call("ps_floormod"));
+    case BinaryOp::kMin:
+      return call("ps_min");
+    case BinaryOp::kMax:
+      return call("ps_max");
+    case BinaryOp::kEQ:
+      return compare("==");
+    case BinaryOp::kNE:
+      return compare("!=");
+    case BinaryOp::kLT:
+      return compare("<");
+    case BinaryOp::kLE:
+      return compare("<=");
+    case BinaryOp::kGT:
+      return compare(">");
+    case BinaryOp::kGE:
+      return compare(">=");
+    case BinaryOp::kAnd:
+      return "(static_cast<bool>(" + a + ") && static_cast<bool>(" + b + "))";
+    case BinaryOp::kOr:
+      return "(static_cast<bool>(" + a + ") || static_cast<bool>(" + b + "))";
   }
+  Unsupported(std::string("binary operator ") + ir::BinaryOpName(n.op()));
+}
 
-  // The T.init condition of the nest's block as an expression of the loop vars other than
-  // the moved one; nullopt when there is no init or the condition depends on the moved loop.
-  std::optional<std::string> HoistedInit(const NestPlan& plan) {
-    const ir::BlockNode& block = *plan.realize->block();
-    if (!block.init()) return std::nullopt;
-    const ir::TirVarNode* moved = plan.loops[plan.moved]->loop_var().get();
-    bool ok = true;
-    auto outside = [&](const PrimExpr& x) {
-      ir::VisitTirVars(x, [&](const ir::TirVar& v) {
-        ok = ok && v.get() != moved && vars_.count(v.get()) != 0;
-      });
-    };
+std::string KernelEmitter::Call(const ir::PrimCallNode& n) {
+  std::vector<std::string> args;
+  for (const PrimExpr& a : n.args()) args.push_back(Expr(a));
+  return EmitIntrinsic(kernel_, n, args);
+}
+
+void KernelEmitter::EmitStmt(const ir::Stmt& s) {
+  switch (s->kind()) {
+    case ir::NodeKind::kFor: {
+      const auto* n = ir::As<ir::ForNode>(s);
+      if (optimize_) {
+        if (std::optional<NestPlan> plan = PlanLoopNest(*n, *func_)) {
+          EmitNest(*plan);
+          return;
+        }
+        if (n->for_kind() == ir::ForKind::kParallel && !in_parallel_) {
+          EmitParallelLoop(*n);
+          return;
+        }
+      }
+      std::string lt = ValueType(n->loop_var()->dtype());
+      std::string lo = Fresh("lo");
+      std::string hi = Fresh("hi");
+      std::string v = Fresh(n->loop_var()->name());
+      Line("{");
+      ++indent_;
+      Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n->min()) + ");");
+      Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
+           Expr(n->extent()) + "));");
+      Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
+      ++indent_;
+      vars_[n->loop_var().get()] = v;
+      EmitStmt(n->body());
+      vars_.erase(n->loop_var().get());
+      --indent_;
+      Line("}");
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kBlockRealize:
+      EmitBlock(*ir::As<ir::BlockRealizeNode>(s));
+      return;
+    case ir::NodeKind::kBlock:
+      Unsupported("a block without T.block realize");
+    case ir::NodeKind::kSeqStmt:
+      for (const ir::Stmt& c : ir::As<ir::SeqStmtNode>(s)->seq()) EmitStmt(c);
+      return;
+    case ir::NodeKind::kBufferStore: {
+      const auto* n = ir::As<ir::BufferStoreNode>(s);
+      std::string value = Expr(n->value());
+      Line(Element(n->buffer(), n->indices()) + " = " + ToStorage(n->buffer()->dtype(), value) +
+           ";");
+      return;
+    }
+    case ir::NodeKind::kLetStmt: {
+      const auto* n = ir::As<ir::LetStmtNode>(s);
+      std::string value = Expr(n->value());
+      Line("{");
+      ++indent_;
+      BindVar(n->var(), value);
+      EmitStmt(n->body());
+      vars_.erase(n->var().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kIfThenElse: {
+      const auto* n = ir::As<ir::IfThenElseNode>(s);
+      Line("if (static_cast<bool>(" + Expr(n->cond()) + ")) {");
+      ++indent_;
+      EmitStmt(n->then_case());
+      --indent_;
+      if (n->else_case()) {
+        Line("} else {");
+        ++indent_;
+        EmitStmt(n->else_case());
+        --indent_;
+      }
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kEvaluate: {
+      const PrimExpr& v = ir::As<ir::EvaluateNode>(s)->value();
+      if (v->kind() == ir::NodeKind::kIntImm) return;
+      Line("(void)(" + Expr(v) + ");");
+      return;
+    }
+    case ir::NodeKind::kAllocate: {
+      const auto* n = ir::As<ir::AllocateNode>(s);
+      std::string ptr = Fresh(n->buffer_var()->name());
+      std::string size = "INT64_C(1)";
+      for (const PrimExpr& e : n->extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
+      std::string st = StorageType(n->dtype());
+      Line("{");
+      ++indent_;
+      Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
+           Quote(n->buffer_var()->name()) + ");");
+      allocations_[n->buffer_var().get()] = ptr + "_store.get()";
+      EmitStmt(n->body());
+      allocations_.erase(n->buffer_var().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kDeclBuffer: {
+      const auto* n = ir::As<ir::DeclBufferNode>(s);
+      Line("{");
+      ++indent_;
+      if (allocations_.count(n->buffer()->data().get()) != 0) {
+        LookupBuffer(n->buffer());
+      } else {
+        AllocateBuffer(n->buffer());
+      }
+      EmitStmt(n->body());
+      buffers_.erase(n->buffer().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kBuffer:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+      break;
+  }
+  Unsupported("a non-statement node in a kernel body");
+}
+
+void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {
+  const ir::BlockNode& block = *realize.block();
+  if (!block.match_buffers().empty()) {
+    Unsupported("T.match_buffer inside block '" + block.name_hint() + "'");
+  }
+  if (realize.iter_values().size() != block.iter_vars().size()) {
+    Unsupported("block '" + block.name_hint() + "' with mismatched iter values");
+  }
+  Line("{  // block " + block.name_hint());
+  ++indent_;
+  std::vector<std::string> values;
+  for (const PrimExpr& v : realize.iter_values()) values.push_back(Expr(v));
+  for (size_t i = 0; i < values.size(); ++i) BindVar(block.iter_vars()[i].var, values[i]);
+  bool predicated = false;
+  if (realize.predicate()) {
+    auto c = ir::AsConstInt(realize.predicate());
+    if (!c || *c == 0) {
+      Line("if (static_cast<bool>(" + Expr(realize.predicate()) + ")) {");
+      ++indent_;
+      predicated = true;
+    }
+  }
+  for (const ir::Buffer& b : block.alloc_buffers()) AllocateBuffer(b);
+  const InitMode init_mode = init_mode_;
+  init_mode_ = InitMode::kCheck;
+  if (block.init() && init_mode == InitMode::kAlways) {
+    EmitStmt(block.init());
+  } else if (block.init() && init_mode == InitMode::kCheck) {
     std::string cond;
-    for (size_t i = 0; i < block.iter_vars().size(); ++i) {
-      const ir::IterVar& iv = block.iter_vars()[i];
+    for (const ir::IterVar& iv : block.iter_vars()) {
       if (iv.type != ir::IterVarType::kCommReduce) continue;
-      const PrimExpr& value = plan.realize->iter_values()[i];
-      outside(value);
-      outside(iv.dom.min);
-      if (!ok) return std::nullopt;
       std::string vt = ValueType(iv.var->dtype());
       if (!cond.empty()) cond += " && ";
-      cond += "static_cast<" + vt + ">(" + Expr(value) + ") == static_cast<" + vt + ">(" +
-              Expr(iv.dom.min) + ")";
+      cond += VarName(iv.var.get()) + " == static_cast<" + vt + ">(" + Expr(iv.dom.min) + ")";
     }
-    return cond.empty() ? std::string("true") : cond;
-  }
-
-  // A T.parallel loop: its iterations are independent by declaration.
-  void EmitParallelLoop(const ir::ForNode& n) {
-    std::string lt = ValueType(n.loop_var()->dtype());
-    std::string lo = Fresh("lo");
-    std::string hi = Fresh("hi");
-    std::string begin = Fresh("begin");
-    std::string end = Fresh("end");
-    std::string flat = Fresh("flat");
-    std::string v = Fresh(n.loop_var()->name());
-    Line("{  // T.parallel");
+    Line("if (" + (cond.empty() ? std::string("true") : cond) + ") {");
     ++indent_;
-    Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n.min()) + ");");
-    Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
-         Expr(n.extent()) + "));");
-    Line("ps_parallel_for(ps_kernel, ps_count(" + lo + ", " + hi + "), 1, [&](int64_t " + begin +
-         ", int64_t " + end + ") {");
-    ++indent_;
-    Line("for (int64_t " + flat + " = " + begin + "; " + flat + " < " + end + "; ++" + flat +
-         ") {");
-    ++indent_;
-    Line("const " + lt + " " + v + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
-         flat + "));");
-    vars_[n.loop_var().get()] = v;
-    in_parallel_ = true;
-    EmitStmt(n.body());
-    in_parallel_ = false;
-    vars_.erase(n.loop_var().get());
-    --indent_;
-    Line("}");
-    --indent_;
-    Line("});");
+    EmitStmt(block.init());
     --indent_;
     Line("}");
   }
-
-  std::string kernel_;
-  bool check_bounds_;
-  bool optimize_;
-  bool in_parallel_ = false;  // inside the body of a parallel launch: loops run serially
-  // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
-  enum class InitMode { kCheck, kAlways, kNever };
-  InitMode init_mode_ = InitMode::kCheck;
-  const ir::PrimFuncNode* func_ = nullptr;
-  std::ostringstream out_;
-  int indent_ = 0;
-  int counter_ = 0;
-  std::unordered_map<const ir::TirVarNode*, std::string> vars_;
-  std::unordered_map<const ir::BufferNode*, BufferInfo> buffers_;
-  std::unordered_map<const ir::TirVarNode*, std::string> allocations_;
-};
-
-}  // namespace
-
+  EmitStmt(block.body());
+  for (const ir::Buffer& b : block.alloc_buffers()) buffers_.erase(b.get());
+  for (const ir::IterVar& iv : block.iter_vars()) vars_.erase(iv.var.get());
+  if (predicated) {
+    --indent_;
+    Line("}");
+  }
+  --indent_;
+  Line("}");
+}
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
                        bool optimize_loops) {
   return KernelEmitter(name, check_bounds, optimize_loops).Emit(func);

@@ -36,7 +36,7 @@ namespace {
 // ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
 // With F16C (-march=native on a CPU that has it) the conversions of numbers are one
 // instruction each, rounding to nearest even like the portable code; NaNs take the portable
-// code, which keeps their bits (the instructions would quiet a signaling NaN).
+// code (the instructions would give other NaN bits: quieted, payload kept).
 inline uint16_t ps_f2h(float f) {
 #if defined(__F16C__)
   if (f == f) return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));

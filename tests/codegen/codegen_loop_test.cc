@@ -123,7 +123,7 @@ const std::string kLoops = std::string(testing::kHeader) + R"(    @T.prim_func
                 v_i, v_k = T.axis.remap("SR", [i, k])
                 with T.init():
                     C[v_i] = T.float32(0)
-                C[v_i] = C[v_i] + A[v_i, v_k] * C[T.max(v_i, T.int64(1)) - T.int64(1)]
+                C[v_i] = C[v_i] + A[v_i, v_k] + C[T.max(v_i, T.int64(1)) - T.int64(1)]
 
     @T.prim_func
     def may_alias(A: T.Buffer((T.int64(24), T.int64(24)), "float32"), C: T.Buffer((T.int64(24),), "float32")):
