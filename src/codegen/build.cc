@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -40,9 +41,10 @@ std::string HostCpuKey() {
   std::ifstream in("/proc/cpuinfo");
   std::string line;
   std::string key;
+  std::set<std::string> seen;
   while (std::getline(in, line)) {
     for (const char* field : {"model name", "flags", "Features", "CPU part", "isa"}) {
-      if (line.rfind(field, 0) == 0 && key.find(field) == std::string::npos) key += line + "\n";
+      if (line.rfind(field, 0) == 0 && seen.insert(field).second) key += line + "\n";
     }
   }
   return key;
