@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -27,8 +28,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kFlags[] = {"-std=c++17",        "-O2",           "-fPIC", "-shared",
-                              "-ffp-contract=off", "-fno-fast-math"};
+// -march=native: vector width and F16C conversions of this CPU (the cache key names the CPU, so
+// a cache shared by other machines never hands them a library they cannot run). No flag here
+// changes a result: IEEE operations are exact whatever instructions implement them.
+const char* const kFlags[] = {"-std=c++17",    "-O2",     "-march=native",
+                              "-fPIC",         "-shared", "-ffp-contract=off",
+                              "-fno-fast-math"};
+
+// What -march=native depends on: the CPU's model and feature lines of /proc/cpuinfo (empty
+// where there is none).
+std::string HostCpuKey() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::string key;
+  std::set<std::string> seen;
+  while (std::getline(in, line)) {
+    for (const char* field : {"model name", "flags", "Features", "CPU part", "isa"}) {
+      if (line.rfind(field, 0) == 0 && seen.insert(field).second) key += line + "\n";
+    }
+  }
+  return key;
+}
 
 std::string Getenv(const char* name) {
   const char* v = std::getenv(name);
@@ -154,12 +174,12 @@ std::string DefaultCacheDir() {
 }
 
 std::string BuildKernelLibrary(const ir::IRModule& mod, const BuildOptions& options) {
-  std::string source = GenerateSource(mod, options.check_bounds);
+  std::string source = GenerateSource(mod, options.check_bounds, options.optimize_loops);
   std::vector<std::string> command = CompilerCommand(options);
   std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + "\n";
   for (const std::string& w : command) key += w + " ";
   for (const char* f : kFlags) key += std::string(f) + " ";
-  key += "\n" + source;
+  key += "\n" + HostCpuKey() + source;
   std::string hash = HashHex(key);
 
   fs::path dir = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;

@@ -6,8 +6,10 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/tir.h"
 #include "pipesplit/support/dtype.h"
 
 namespace pipesplit::codegen {
@@ -17,8 +19,37 @@ const char* KernelAbiText();
 // The helpers every generated source starts with (after the ABI text).
 const char* KernelPrelude();
 
-// The C++ function implementing the ABI for one PrimFunc (codegen_source.cc).
-std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds);
+// The C++ function implementing the ABI for one PrimFunc (codegen_source.cc). With
+// `optimize_loops` false (and always with `check_bounds`) every loop runs serially in the
+// written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
+// parallel launch.
+std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
+                       bool optimize_loops);
+
+// A TIR intrinsic call as a C++ expression, given its arguments' C++ expressions
+// (codegen_intrinsics.cc). Throws CodegenError naming `kernel` for an unsupported call.
+std::string EmitIntrinsic(const std::string& kernel, const ir::PrimCallNode& call,
+                          const std::vector<std::string>& args);
+
+// ---- Loop nests (loop_plan.cc; the legality rules are in its header comment).
+
+// How to run a perfect loop nest ending in one block whose results do not depend on the loop
+// order of its spatial loops.
+struct NestPlan {
+  std::vector<const ir::ForNode*> loops;          // outermost first, as written
+  const ir::BlockRealizeNode* realize = nullptr;  // the nest's body
+  // Per loop: distinct iterations write distinct output elements (an "index loop"); the others
+  // ("order loops") must keep their relative order.
+  std::vector<bool> is_index;
+  // The index loop moved innermost (-1: the written order is kept), and the size of the tiles
+  // it is cut into, the tile loop staying at its written place (0: not tiled).
+  int moved = -1;
+  int64_t tile = 0;
+};
+
+// The plan of the perfect nest starting at `outer`, or nullopt when the nest must run as
+// written.
+std::optional<NestPlan> PlanLoopNest(const ir::ForNode& outer, const ir::PrimFuncNode& func);
 
 // ---- C++ spellings (c_types.cc).
 

@@ -20,7 +20,7 @@ bool IsIdentifier(const std::string& name) {
 
 }  // namespace
 
-std::string GenerateSource(const ir::IRModule& mod, bool check_bounds) {
+std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool optimize_loops) {
   std::vector<std::pair<std::string, const ir::PrimFuncNode*>> funcs;
   for (const ir::IRModule::Member& m : mod.members()) {
     if (const auto* f = ir::As<ir::PrimFuncNode>(m.func)) {
@@ -36,17 +36,20 @@ std::string GenerateSource(const ir::IRModule& mod, bool check_bounds) {
       << KernelPrelude() << "\n";
   std::string names;
   for (const auto& [name, func] : funcs) {
-    if (!IsIdentifier(name) || name == "abi_version" || name == "names") {
+    if (!IsIdentifier(name) || name == "abi_version" || name == "names" ||
+        name == "set_parallel_launch") {
       throw CodegenError("kernel name '" + name + "' cannot be a symbol name");
     }
     if (!func->body()) throw CodegenError("kernel " + name + ": no body");
-    out << EmitKernel(name, *func, check_bounds) << "\n";
+    out << EmitKernel(name, *func, check_bounds, optimize_loops) << "\n";
     names += (names.empty() ? "" : "\n") + name;
   }
   out << "extern \"C\" int32_t pipesplit_kernel_abi_version(void) {\n"
       << "  return PIPESPLIT_KERNEL_ABI_VERSION;\n}\n\n"
       << "extern \"C\" const char* pipesplit_kernel_names(void) {\n"
-      << "  return " << Quote(names) << ";\n}\n";
+      << "  return " << Quote(names) << ";\n}\n\n"
+      << "extern \"C\" void pipesplit_kernel_set_parallel_launch(PipesplitParallelLaunchFn f) {\n"
+      << "  ps_parallel_launch.store(f, std::memory_order_release);\n}\n";
   return out.str();
 }
 

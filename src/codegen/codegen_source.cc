@@ -5,580 +5,427 @@
 // chosen side (the value is the same; no out-of-range load on the untaken side).
 #include <algorithm>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include "pipesplit/codegen/codegen.h"
-#include "pipesplit/ir/expr.h"
-#include "pipesplit/ir/tir.h"
-#include "src/codegen/codegen_internal.h"
+#include "src/codegen/kernel_emitter.h"
 
 namespace pipesplit::codegen {
-namespace {
 
 using ir::BinaryOp;
 using ir::PrimExpr;
 
-class KernelEmitter {
- public:
-  KernelEmitter(std::string kernel, bool check_bounds)
-      : kernel_(std::move(kernel)), check_bounds_(check_bounds) {}
+std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
+  func_ = &func;
+  out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
+       << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
+       << "    int64_t error_size) {\n";
+  indent_ = 1;
+  Line("[[maybe_unused]] static const char* const ps_kernel = " + Quote(kernel_) + ";");
+  Line("try {");
+  ++indent_;
+  EmitParams(func);
+  EmitStmt(func.body());
+  --indent_;
+  Line("} catch (const PsFail& f) {");
+  Line("  return ps_report(f.message.c_str(), error, error_size);");
+  Line("} catch (const std::exception& e) {");
+  Line(
+      "  return ps_report((std::string(ps_kernel) + \": \" + e.what()).c_str(), error, "
+      "error_size);");
+  Line("}");
+  Line("return 0;");
+  out_ << "}\n";
+  return out_.str();
+}
 
-  std::string Emit(const ir::PrimFuncNode& func) {
-    out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
-         << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
-         << "    int64_t error_size) {\n";
-    indent_ = 1;
-    Line("[[maybe_unused]] static const char* const ps_kernel = " + Quote(kernel_) + ";");
-    Line("try {");
-    ++indent_;
-    EmitParams(func);
-    EmitStmt(func.body());
-    --indent_;
-    Line("} catch (const PsFail& f) {");
-    Line("  return ps_report(f.message.c_str(), error, error_size);");
-    Line("} catch (const std::exception& e) {");
-    Line(
-        "  return ps_report((std::string(ps_kernel) + \": \" + e.what()).c_str(), error, "
-        "error_size);");
-    Line("}");
-    Line("return 0;");
-    out_ << "}\n";
-    return out_.str();
+KernelEmitter::BufferInfo& KernelEmitter::DeclareDims(const ir::Buffer& b, const std::string& ptr) {
+  BufferInfo info{ptr, {}, b->name()};
+  for (size_t j = 0; j < b->shape().size(); ++j) {
+    std::string d = ptr + "_d" + std::to_string(j);
+    Line("[[maybe_unused]] const int64_t " + d + " = static_cast<int64_t>(" + Expr(b->shape()[j]) +
+         ");");
+    info.dims.push_back(d);
   }
+  return buffers_[b.get()] = std::move(info);
+}
 
- private:
-  struct BufferInfo {
-    std::string ptr;                // C++ name of the element pointer
-    std::vector<std::string> dims;  // C++ names of the dims (int64_t)
-    std::string name;               // buffer name, for messages
-  };
+void KernelEmitter::AllocateBuffer(const ir::Buffer& b) {
+  std::string ptr = Fresh(b->name());
+  BufferInfo& info = DeclareDims(b, ptr);
+  std::string size = "INT64_C(1)";
+  for (const std::string& d : info.dims) size += " * " + d;
+  std::string st = StorageType(b->dtype());
+  Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
+       Quote(b->name()) + ");");
+  Line(st + "* const " + ptr + " = " + ptr + "_store.get();");
+}
 
-  [[noreturn]] void Unsupported(const std::string& what) const {
-    throw CodegenError("kernel " + kernel_ + ": codegen does not support " + what);
-  }
+const KernelEmitter::BufferInfo& KernelEmitter::LookupBuffer(const ir::Buffer& b) {
+  auto it = buffers_.find(b.get());
+  if (it != buffers_.end()) return it->second;
+  auto data = allocations_.find(b->data().get());
+  if (data == allocations_.end()) Unsupported("buffer '" + b->name() + "' with no storage");
+  std::string ptr = Fresh(b->name());
+  Line(StorageType(b->dtype()) + "* const " + ptr + " = reinterpret_cast<" +
+       StorageType(b->dtype()) + "*>(" + data->second + ");");
+  return DeclareDims(b, ptr);
+}
 
-  void Line(const std::string& text) {
-    for (int i = 0; i < indent_; ++i) out_ << "  ";
-    out_ << text << "\n";
+std::string KernelEmitter::Element(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
+  const BufferInfo& info = LookupBuffer(b);
+  if (indices.size() != info.dims.size()) {
+    Unsupported("access to buffer '" + b->name() + "' with " + std::to_string(indices.size()) +
+                " indices for " + std::to_string(info.dims.size()) + " dims");
   }
+  std::string flat;
+  for (size_t j = 0; j < indices.size(); ++j) {
+    std::string index = "static_cast<int64_t>(" + Expr(indices[j]) + ")";
+    if (check_bounds_) {
+      index = "ps_chk(" + index + ", " + info.dims[j] + ", ps_kernel, " + Quote(info.name) + ", " +
+              std::to_string(j) + ")";
+    }
+    flat = j == 0 ? index : "(" + flat + ") * " + info.dims[j] + " + " + index;
+  }
+  if (flat.empty()) flat = "0";
+  return info.ptr + "[" + flat + "]";
+}
 
-  std::string Fresh(const std::string& hint) {
-    return "v" + std::to_string(counter_++) + "_" + Sanitize(hint);
+void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
+  const auto& params = func.params();
+  Line("ps_check_arity(ps_kernel, num_args, " + std::to_string(params.size()) + ");");
+  // Scalars first: buffer shapes may use them.
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ir::TirVar& p = params[i];
+    if (func.BufferOf(p.get()) != nullptr) continue;
+    DataType dt = p->dtype();
+    if (dt.code() == DataType::Code::kHandle) {
+      Unsupported("handle parameter '" + p->name() + "' without a buffer");
+    }
+    std::string arg = "args[" + std::to_string(i) + "]";
+    Line("ps_check_scalar(ps_kernel, " + Quote(p->name()) + ", " + arg + ", " +
+         std::to_string(AbiType(dt).first) + ");");
+    BindVar(p, arg + (dt.is_float() ? ".scalar_float" : ".scalar_int"));
   }
-
-  // ---- Types (see codegen_internal.h).
-  std::string ValueType(DataType dt) const {
-    std::optional<std::string> t = CValueType(dt);
-    if (!t) Unsupported("dtype " + dt.ToString());
-    return *t;
-  }
-  std::string StorageType(DataType dt) const {
-    ValueType(dt);  // rejects unsupported dtypes
-    return *CStorageType(dt);
-  }
-  std::pair<int, int> AbiType(DataType dt) const {
-    ValueType(dt);
-    return AbiTypeOf(dt);
-  }
-  std::string ToStorage(DataType dt, const std::string& e) const {
-    return ToStorageValue(dt, StorageType(dt), e);
-  }
-
-  // ---- Vars and buffers.
-  std::string VarName(const ir::TirVarNode* v) const {
-    auto it = vars_.find(v);
-    if (it == vars_.end()) Unsupported("variable '" + v->name() + "' used before its definition");
-    return it->second;
-  }
-
-  // Declares `v` = `value` (a C++ expression) in the current scope.
-  void BindVar(const ir::TirVar& v, const std::string& value) { BindVar(v.get(), value); }
-  void BindVar(const ir::TirVarNode* v, const std::string& value) {
-    std::string name = Fresh(v->name());
-    Line("[[maybe_unused]] const " + ValueType(v->dtype()) + " " + name + " = static_cast<" +
-         ValueType(v->dtype()) + ">(" + value + ");");
-    vars_[v] = name;
-  }
-
-  // Declares the dims of `b` from its shape expressions.
-  BufferInfo& DeclareDims(const ir::Buffer& b, const std::string& ptr) {
-    BufferInfo info{ptr, {}, b->name()};
-    for (size_t j = 0; j < b->shape().size(); ++j) {
+  std::vector<std::string> deferred;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const ir::Buffer* b = func.BufferOf(params[i].get());
+    if (b == nullptr) continue;
+    const ir::Buffer& buf = *b;
+    std::string arg = "args[" + std::to_string(i) + "]";
+    auto [code, bits] = AbiType(buf->dtype());
+    Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
+         std::to_string(buf->shape().size()) + ", " + std::to_string(code) + ", " +
+         std::to_string(bits) + ");");
+    std::string ptr = Fresh(buf->name());
+    std::string st = StorageType(buf->dtype());
+    Line(st + "* const " + ptr + " = static_cast<" + st + "*>(" + arg + ".data);");
+    BufferInfo info{ptr, {}, buf->name()};
+    for (size_t j = 0; j < buf->shape().size(); ++j) {
       std::string d = ptr + "_d" + std::to_string(j);
-      Line("[[maybe_unused]] const int64_t " + d + " = static_cast<int64_t>(" +
-           Expr(b->shape()[j]) + ");");
+      Line("[[maybe_unused]] const int64_t " + d + " = " + arg + ".shape[" + std::to_string(j) +
+           "];");
       info.dims.push_back(d);
+      const PrimExpr& dim = buf->shape()[j];
+      std::string check = "ps_check_dim(ps_kernel, " + Quote(buf->name()) + ", " +
+                          std::to_string(j) + ", " + d + ", ";
+      if (auto c = ir::AsConstInt(dim)) {
+        Line(check + IntLiteral(*c) + ");");
+      } else if (const auto* v = ir::As<ir::TirVarNode>(dim);
+                 v != nullptr && vars_.find(v) == vars_.end()) {
+        if (!v->dtype().is_integer()) Unsupported("non-integer shape var '" + v->name() + "'");
+        BindVar(v, d);
+      } else {
+        deferred.push_back(check + "static_cast<int64_t>(" + Expr(dim) + "));");
+      }
     }
-    return buffers_[b.get()] = std::move(info);
+    buffers_[buf.get()] = std::move(info);
   }
+  for (const std::string& line : deferred) Line(line);
+}
 
-  // Allocates storage for `b` (T.alloc_buffer / T.decl_buffer without data).
-  void AllocateBuffer(const ir::Buffer& b) {
-    std::string ptr = Fresh(b->name());
-    BufferInfo& info = DeclareDims(b, ptr);
-    std::string size = "INT64_C(1)";
-    for (const std::string& d : info.dims) size += " * " + d;
-    std::string st = StorageType(b->dtype());
-    Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
-         Quote(b->name()) + ");");
-    Line(st + "* const " + ptr + " = " + ptr + "_store.get();");
-  }
-
-  const BufferInfo& LookupBuffer(const ir::Buffer& b) {
-    auto it = buffers_.find(b.get());
-    if (it != buffers_.end()) return it->second;
-    auto data = allocations_.find(b->data().get());
-    if (data == allocations_.end()) Unsupported("buffer '" + b->name() + "' with no storage");
-    std::string ptr = Fresh(b->name());
-    Line(StorageType(b->dtype()) + "* const " + ptr + " = reinterpret_cast<" +
-         StorageType(b->dtype()) + "*>(" + data->second + ");");
-    return DeclareDims(b, ptr);
-  }
-
-  std::string Element(const ir::Buffer& b, const std::vector<PrimExpr>& indices) {
-    const BufferInfo& info = LookupBuffer(b);
-    if (indices.size() != info.dims.size()) {
-      Unsupported("access to buffer '" + b->name() + "' with " + std::to_string(indices.size()) +
-                  " indices for " + std::to_string(info.dims.size()) + " dims");
+std::string KernelEmitter::Expr(const PrimExpr& e) {
+  DataType dt = e->dtype();
+  switch (e->kind()) {
+    case ir::NodeKind::kIntImm: {
+      int64_t v = ir::As<ir::IntImmNode>(e)->value();
+      if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
+      if (dt == DataType::Int(64)) return IntLiteral(v);
+      return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
     }
-    std::string flat;
-    for (size_t j = 0; j < indices.size(); ++j) {
-      std::string index = "static_cast<int64_t>(" + Expr(indices[j]) + ")";
-      if (check_bounds_) {
-        index = "ps_chk(" + index + ", " + info.dims[j] + ", ps_kernel, " + Quote(info.name) +
-                ", " + std::to_string(j) + ")";
-      }
-      flat = j == 0 ? index : "(" + flat + ") * " + info.dims[j] + " + " + index;
+    case ir::NodeKind::kFloatImm: {
+      double v = ir::As<ir::FloatImmNode>(e)->value();
+      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(v) + ")");
     }
-    if (flat.empty()) flat = "0";
-    return info.ptr + "[" + flat + "]";
-  }
-
-  // ---- Parameters.
-  void EmitParams(const ir::PrimFuncNode& func) {
-    const auto& params = func.params();
-    Line("ps_check_arity(ps_kernel, num_args, " + std::to_string(params.size()) + ");");
-    // Scalars first: buffer shapes may use them.
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ir::TirVar& p = params[i];
-      if (func.BufferOf(p.get()) != nullptr) continue;
-      DataType dt = p->dtype();
-      if (dt.code() == DataType::Code::kHandle) {
-        Unsupported("handle parameter '" + p->name() + "' without a buffer");
-      }
-      std::string arg = "args[" + std::to_string(i) + "]";
-      Line("ps_check_scalar(ps_kernel, " + Quote(p->name()) + ", " + arg + ", " +
-           std::to_string(AbiType(dt).first) + ");");
-      BindVar(p, arg + (dt.is_float() ? ".scalar_float" : ".scalar_int"));
+    case ir::NodeKind::kTirVar:
+      return VarName(ir::As<ir::TirVarNode>(e));
+    case ir::NodeKind::kBinary:
+      return Binary(*ir::As<ir::BinaryNode>(e));
+    case ir::NodeKind::kNot:
+      return "(!static_cast<bool>(" + Expr(ir::As<ir::NotNode>(e)->a()) + "))";
+    case ir::NodeKind::kCast: {
+      const PrimExpr& v = ir::As<ir::CastNode>(e)->value();
+      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(v) + ")");
     }
-    std::vector<std::string> deferred;
-    for (size_t i = 0; i < params.size(); ++i) {
-      const ir::Buffer* b = func.BufferOf(params[i].get());
-      if (b == nullptr) continue;
-      const ir::Buffer& buf = *b;
-      std::string arg = "args[" + std::to_string(i) + "]";
-      auto [code, bits] = AbiType(buf->dtype());
-      Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
-           std::to_string(buf->shape().size()) + ", " + std::to_string(code) + ", " +
-           std::to_string(bits) + ");");
-      std::string ptr = Fresh(buf->name());
-      std::string st = StorageType(buf->dtype());
-      Line(st + "* const " + ptr + " = static_cast<" + st + "*>(" + arg + ".data);");
-      BufferInfo info{ptr, {}, buf->name()};
-      for (size_t j = 0; j < buf->shape().size(); ++j) {
-        std::string d = ptr + "_d" + std::to_string(j);
-        Line("[[maybe_unused]] const int64_t " + d + " = " + arg + ".shape[" + std::to_string(j) +
-             "];");
-        info.dims.push_back(d);
-        const PrimExpr& dim = buf->shape()[j];
-        std::string check = "ps_check_dim(ps_kernel, " + Quote(buf->name()) + ", " +
-                            std::to_string(j) + ", " + d + ", ";
-        if (auto c = ir::AsConstInt(dim)) {
-          Line(check + IntLiteral(*c) + ");");
-        } else if (const auto* v = ir::As<ir::TirVarNode>(dim);
-                   v != nullptr && vars_.find(v) == vars_.end()) {
-          if (!v->dtype().is_integer()) Unsupported("non-integer shape var '" + v->name() + "'");
-          BindVar(v, d);
-        } else {
-          deferred.push_back(check + "static_cast<int64_t>(" + Expr(dim) + "));");
-        }
-      }
-      buffers_[buf.get()] = std::move(info);
-    }
-    for (const std::string& line : deferred) Line(line);
-  }
-
-  // ---- Expressions.
-  std::string Expr(const PrimExpr& e) {
-    DataType dt = e->dtype();
-    switch (e->kind()) {
-      case ir::NodeKind::kIntImm: {
-        int64_t v = ir::As<ir::IntImmNode>(e)->value();
-        if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
-        if (dt == DataType::Int(64)) return IntLiteral(v);
-        return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
-      }
-      case ir::NodeKind::kFloatImm: {
-        double v = ir::As<ir::FloatImmNode>(e)->value();
-        return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(v) + ")");
-      }
-      case ir::NodeKind::kTirVar:
-        return VarName(ir::As<ir::TirVarNode>(e));
-      case ir::NodeKind::kBinary:
-        return Binary(*ir::As<ir::BinaryNode>(e));
-      case ir::NodeKind::kNot:
-        return "(!static_cast<bool>(" + Expr(ir::As<ir::NotNode>(e)->a()) + "))";
-      case ir::NodeKind::kCast: {
-        const PrimExpr& v = ir::As<ir::CastNode>(e)->value();
-        return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(v) + ")");
-      }
-      case ir::NodeKind::kSelect: {
-        const auto* n = ir::As<ir::SelectNode>(e);
-        // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
-        // only the chosen side gives the same value without touching memory the untaken side
-        // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
-        std::string vt = ValueType(dt);
-        return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
-               Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) +
-               "))";
-      }
-      case ir::NodeKind::kBufferLoad: {
-        const auto* n = ir::As<ir::BufferLoadNode>(e);
-        return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
-      }
-      case ir::NodeKind::kPrimCall:
-        return Call(*ir::As<ir::PrimCallNode>(e));
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-      PIPESPLIT_TIR_KINDS:
-        break;
-    }
-    Unsupported("a non-PrimExpr node inside an expression");
-  }
-
-  std::string Binary(const ir::BinaryNode& n) {
-    DataType dt = n.dtype();
-    std::string a = Expr(n.a());
-    std::string b = Expr(n.b());
-    auto call = [&](const char* fn) {
+    case ir::NodeKind::kSelect: {
+      const auto* n = ir::As<ir::SelectNode>(e);
+      // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
+      // only the chosen side gives the same value without touching memory the untaken side
+      // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
       std::string vt = ValueType(dt);
-      return fn + std::string("<") + vt + ">(" + a + ", " + b + ")";
-    };
-    auto compare = [&](const char* op) {
-      std::string ot = ValueType(n.a()->dtype());
-      return "(static_cast<" + ot + ">(" + a + ") " + op + " static_cast<" + ot + ">(" + b + "))";
-    };
-    switch (n.op()) {
-      case BinaryOp::kAdd:
-        return Round(dt, call("ps_add"));
-      case BinaryOp::kSub:
-        return Round(dt, call("ps_sub"));
-      case BinaryOp::kMul:
-        return Round(dt, call("ps_mul"));
-      case BinaryOp::kDiv:
-        return Round(dt, call("ps_truncdiv"));
-      case BinaryOp::kMod:
-        return Round(dt, call("ps_truncmod"));
-      case BinaryOp::kFloorDiv:
-        return Round(dt, call("ps_floordiv"));
-      case BinaryOp::kFloorMod:
-        return Round(dt, call("ps_floormod"));
-      case BinaryOp::kMin:
-        return call("ps_min");
-      case BinaryOp::kMax:
-        return call("ps_max");
-      case BinaryOp::kEQ:
-        return compare("==");
-      case BinaryOp::kNE:
-        return compare("!=");
-      case BinaryOp::kLT:
-        return compare("<");
-      case BinaryOp::kLE:
-        return compare("<=");
-      case BinaryOp::kGT:
-        return compare(">");
-      case BinaryOp::kGE:
-        return compare(">=");
-      case BinaryOp::kAnd:
-        return "(static_cast<bool>(" + a + ") && static_cast<bool>(" + b + "))";
-      case BinaryOp::kOr:
-        return "(static_cast<bool>(" + a + ") || static_cast<bool>(" + b + "))";
+      return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
+             Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) + "))";
     }
-    Unsupported(std::string("binary operator ") + ir::BinaryOpName(n.op()));
+    case ir::NodeKind::kBufferLoad: {
+      const auto* n = ir::As<ir::BufferLoadNode>(e);
+      return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
+    }
+    case ir::NodeKind::kPrimCall:
+      return Call(*ir::As<ir::PrimCallNode>(e));
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+    PIPESPLIT_TIR_KINDS:
+      break;
   }
+  Unsupported("a non-PrimExpr node inside an expression");
+}
 
-  std::string Call(const ir::PrimCallNode& n) {
-    const std::string& name = n.name();
-    DataType dt = n.dtype();
-    std::vector<std::string> args;
-    std::vector<std::string> cast_args;
+std::string KernelEmitter::Binary(const ir::BinaryNode& n) {
+  DataType dt = n.dtype();
+  std::string a = Expr(n.a());
+  std::string b = Expr(n.b());
+  auto call = [&](const char* fn) {
     std::string vt = ValueType(dt);
-    for (const PrimExpr& a : n.args()) {
-      args.push_back(Expr(a));
-      cast_args.push_back("static_cast<" + vt + ">(" + args.back() + ")");
-    }
-    auto arity = [&](size_t k) {
-      if (args.size() != k) {
-        Unsupported("T." + name + " with " + std::to_string(args.size()) + " arguments");
-      }
-    };
-    static const char* const kFloatUnary[][2] = {
-        {"exp", "std::exp"},     {"exp2", "std::exp2"},       {"log", "std::log"},
-        {"log2", "std::log2"},   {"log10", "std::log10"},     {"log1p", "std::log1p"},
-        {"sqrt", "std::sqrt"},   {"tanh", "std::tanh"},       {"erf", "std::erf"},
-        {"fabs", "std::fabs"},   {"round", "std::nearbyint"}, {"nearbyint", "std::nearbyint"},
-        {"floor", "std::floor"}, {"ceil", "std::ceil"},       {"trunc", "std::trunc"},
-        {"sin", "std::sin"},     {"cos", "std::cos"},         {"tan", "std::tan"},
-        {"atan", "std::atan"},   {"rsqrt", "ps_rsqrt"},       {"sigmoid", "ps_sigmoid"},
-        {"abs", "ps_abs"}};
-    for (const auto& [tir, fn] : kFloatUnary) {
-      if (name != tir) continue;
-      arity(1);
-      if (!dt.is_float() && name != "abs") Unsupported("T." + name + " on " + dt.ToString());
-      std::string f = fn;
-      if (f.rfind("ps_", 0) == 0) f += "<" + vt + ">";
-      return Round(dt, f + "(" + cast_args[0] + ")");
-    }
-    static const char* const kFloatBinary[][2] = {{"pow", "std::pow"},
-                                                  {"fmod", "std::fmod"},
-                                                  {"nextafter", "std::nextafter"},
-                                                  {"hypot", "std::hypot"},
-                                                  {"copysign", "std::copysign"}};
-    for (const auto& [tir, fn] : kFloatBinary) {
-      if (name != tir) continue;
-      arity(2);
-      if (!dt.is_float()) Unsupported("T." + name + " on " + dt.ToString());
-      return Round(dt, std::string(fn) + "(" + cast_args[0] + ", " + cast_args[1] + ")");
-    }
-    if (name == "exp10") {
-      arity(1);
-      return Round(dt, "std::pow(static_cast<" + vt + ">(10), " + cast_args[0] + ")");
-    }
-    if (name == "isnan" || name == "isinf" || name == "isfinite") {
-      arity(1);
-      std::string ot = ValueType(n.args()[0]->dtype());
-      if (!n.args()[0]->dtype().is_float()) return name == "isfinite" ? "true" : "false";
-      return "std::" + name + "(static_cast<" + ot + ">(" + args[0] + "))";
-    }
-    if (name == "if_then_else") {
-      arity(3);
-      return "(static_cast<bool>(" + args[0] + ") ? " + cast_args[1] + " : " + cast_args[2] + ")";
-    }
-    if (name == "likely") {
-      arity(1);
-      return args[0];
-    }
-    bool integral = dt.is_integer() || IsBoolLike(dt);
-    if (name == "shift_left" || name == "shift_right") {
-      arity(2);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      return std::string(name == "shift_left" ? "ps_shl<" : "ps_shr<") + vt + ">(" + cast_args[0] +
-             ", " + cast_args[1] + ")";
-    }
-    if (name == "bitwise_and" || name == "bitwise_or" || name == "bitwise_xor") {
-      arity(2);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      const char* op = name == "bitwise_and" ? " & " : name == "bitwise_or" ? " | " : " ^ ";
-      return "static_cast<" + vt + ">(" + cast_args[0] + op + cast_args[1] + ")";
-    }
-    if (name == "bitwise_not") {
-      arity(1);
-      if (!integral) Unsupported("T." + name + " on " + dt.ToString());
-      return "static_cast<" + vt + ">(~" + cast_args[0] + ")";
-    }
-    if (name == "reinterpret") {
-      if (args.empty()) arity(1);
-      const PrimExpr& v = n.args().back();
-      if (StorageType(v->dtype()).size() == 0 || dt.bits() != v->dtype().bits()) {
-        Unsupported("T.reinterpret from " + v->dtype().ToString() + " to " + dt.ToString());
-      }
-      return FromStorage(
-          dt, "ps_bitcast<" + StorageType(dt) + ">(" + ToStorage(v->dtype(), args.back()) + ")");
-    }
-    Unsupported("intrinsic T." + name);
+    return fn + std::string("<") + vt + ">(" + a + ", " + b + ")";
+  };
+  auto compare = [&](const char* op) {
+    std::string ot = ValueType(n.a()->dtype());
+    return "(static_cast<" + ot + ">(" + a + ") " + op + " static_cast<" + ot + ">(" + b + "))";
+  };
+  switch (n.op()) {
+    case BinaryOp::kAdd:
+      return Round(dt, call("ps_add"));
+    case BinaryOp::kSub:
+      return Round(dt, call("ps_sub"));
+    case BinaryOp::kMul:
+      return Round(dt, call("ps_mul"));
+    case BinaryOp::kDiv:
+      return Round(dt, call("ps_truncdiv"));
+    case BinaryOp::kMod:
+      return Round(dt, call("ps_truncmod"));
+    case BinaryOp::kFloorDiv:
+      return Round(dt, call("ps_floordiv"));
+    case BinaryOp::kFloorMod:
+      return Round(dt, call("ps_floormod"));
+    case BinaryOp::kMin:
+      return call("ps_min");
+    case BinaryOp::kMax:
+      return call("ps_max");
+    case BinaryOp::kEQ:
+      return compare("==");
+    case BinaryOp::kNE:
+      return compare("!=");
+    case BinaryOp::kLT:
+      return compare("<");
+    case BinaryOp::kLE:
+      return compare("<=");
+    case BinaryOp::kGT:
+      return compare(">");
+    case BinaryOp::kGE:
+      return compare(">=");
+    case BinaryOp::kAnd:
+      return "(static_cast<bool>(" + a + ") && static_cast<bool>(" + b + "))";
+    case BinaryOp::kOr:
+      return "(static_cast<bool>(" + a + ") || static_cast<bool>(" + b + "))";
   }
+  Unsupported(std::string("binary operator ") + ir::BinaryOpName(n.op()));
+}
 
-  // ---- Statements.
-  void EmitStmt(const ir::Stmt& s) {
-    switch (s->kind()) {
-      case ir::NodeKind::kFor: {
-        const auto* n = ir::As<ir::ForNode>(s);
-        std::string lt = ValueType(n->loop_var()->dtype());
-        std::string lo = Fresh("lo");
-        std::string hi = Fresh("hi");
-        std::string v = Fresh(n->loop_var()->name());
-        Line("{");
-        ++indent_;
-        Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n->min()) + ");");
-        Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt +
-             ">(" + Expr(n->extent()) + "));");
-        Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
-        ++indent_;
-        vars_[n->loop_var().get()] = v;
-        EmitStmt(n->body());
-        vars_.erase(n->loop_var().get());
-        --indent_;
-        Line("}");
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kBlockRealize:
-        EmitBlock(*ir::As<ir::BlockRealizeNode>(s));
-        return;
-      case ir::NodeKind::kBlock:
-        Unsupported("a block without T.block realize");
-      case ir::NodeKind::kSeqStmt:
-        for (const ir::Stmt& c : ir::As<ir::SeqStmtNode>(s)->seq()) EmitStmt(c);
-        return;
-      case ir::NodeKind::kBufferStore: {
-        const auto* n = ir::As<ir::BufferStoreNode>(s);
-        std::string value = Expr(n->value());
-        Line(Element(n->buffer(), n->indices()) + " = " + ToStorage(n->buffer()->dtype(), value) +
-             ";");
-        return;
-      }
-      case ir::NodeKind::kLetStmt: {
-        const auto* n = ir::As<ir::LetStmtNode>(s);
-        std::string value = Expr(n->value());
-        Line("{");
-        ++indent_;
-        BindVar(n->var(), value);
-        EmitStmt(n->body());
-        vars_.erase(n->var().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kIfThenElse: {
-        const auto* n = ir::As<ir::IfThenElseNode>(s);
-        Line("if (static_cast<bool>(" + Expr(n->cond()) + ")) {");
-        ++indent_;
-        EmitStmt(n->then_case());
-        --indent_;
-        if (n->else_case()) {
-          Line("} else {");
-          ++indent_;
-          EmitStmt(n->else_case());
-          --indent_;
-        }
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kEvaluate: {
-        const PrimExpr& v = ir::As<ir::EvaluateNode>(s)->value();
-        if (v->kind() == ir::NodeKind::kIntImm) return;
-        Line("(void)(" + Expr(v) + ");");
-        return;
-      }
-      case ir::NodeKind::kAllocate: {
-        const auto* n = ir::As<ir::AllocateNode>(s);
-        std::string ptr = Fresh(n->buffer_var()->name());
-        std::string size = "INT64_C(1)";
-        for (const PrimExpr& e : n->extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
-        std::string st = StorageType(n->dtype());
-        Line("{");
-        ++indent_;
-        Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
-             Quote(n->buffer_var()->name()) + ");");
-        allocations_[n->buffer_var().get()] = ptr + "_store.get()";
-        EmitStmt(n->body());
-        allocations_.erase(n->buffer_var().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kDeclBuffer: {
-        const auto* n = ir::As<ir::DeclBufferNode>(s);
-        Line("{");
-        ++indent_;
-        if (allocations_.count(n->buffer()->data().get()) != 0) {
-          LookupBuffer(n->buffer());
-        } else {
-          AllocateBuffer(n->buffer());
-        }
-        EmitStmt(n->body());
-        buffers_.erase(n->buffer().get());
-        --indent_;
-        Line("}");
-        return;
-      }
-      case ir::NodeKind::kBuffer:
-      PIPESPLIT_PRIM_EXPR_KINDS:
-      PIPESPLIT_STRUCT_INFO_KINDS:
-      PIPESPLIT_EXPR_KINDS:
-      PIPESPLIT_BINDING_KINDS:
-        break;
-    }
-    Unsupported("a non-statement node in a kernel body");
-  }
+std::string KernelEmitter::Call(const ir::PrimCallNode& n) {
+  std::vector<std::string> args;
+  for (const PrimExpr& a : n.args()) args.push_back(Expr(a));
+  return EmitIntrinsic(kernel_, n, args);
+}
 
-  void EmitBlock(const ir::BlockRealizeNode& realize) {
-    const ir::BlockNode& block = *realize.block();
-    if (!block.match_buffers().empty()) {
-      Unsupported("T.match_buffer inside block '" + block.name_hint() + "'");
-    }
-    if (realize.iter_values().size() != block.iter_vars().size()) {
-      Unsupported("block '" + block.name_hint() + "' with mismatched iter values");
-    }
-    Line("{  // block " + block.name_hint());
-    ++indent_;
-    std::vector<std::string> values;
-    for (const PrimExpr& v : realize.iter_values()) values.push_back(Expr(v));
-    for (size_t i = 0; i < values.size(); ++i) BindVar(block.iter_vars()[i].var, values[i]);
-    bool predicated = false;
-    if (realize.predicate()) {
-      auto c = ir::AsConstInt(realize.predicate());
-      if (!c || *c == 0) {
-        Line("if (static_cast<bool>(" + Expr(realize.predicate()) + ")) {");
-        ++indent_;
-        predicated = true;
+void KernelEmitter::EmitStmt(const ir::Stmt& s) {
+  switch (s->kind()) {
+    case ir::NodeKind::kFor: {
+      const auto* n = ir::As<ir::ForNode>(s);
+      if (optimize_) {
+        if (std::optional<NestPlan> plan = PlanLoopNest(*n, *func_)) {
+          EmitNest(*plan);
+          return;
+        }
+        if (n->for_kind() == ir::ForKind::kParallel && !in_parallel_) {
+          EmitParallelLoop(*n);
+          return;
+        }
       }
-    }
-    for (const ir::Buffer& b : block.alloc_buffers()) AllocateBuffer(b);
-    if (block.init()) {
-      std::string cond;
-      for (const ir::IterVar& iv : block.iter_vars()) {
-        if (iv.type != ir::IterVarType::kCommReduce) continue;
-        std::string vt = ValueType(iv.var->dtype());
-        if (!cond.empty()) cond += " && ";
-        cond += VarName(iv.var.get()) + " == static_cast<" + vt + ">(" + Expr(iv.dom.min) + ")";
-      }
-      Line("if (" + (cond.empty() ? std::string("true") : cond) + ") {");
+      std::string lt = ValueType(n->loop_var()->dtype());
+      std::string lo = Fresh("lo");
+      std::string hi = Fresh("hi");
+      std::string v = Fresh(n->loop_var()->name());
+      Line("{");
       ++indent_;
-      EmitStmt(block.init());
+      Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n->min()) + ");");
+      Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
+           Expr(n->extent()) + "));");
+      Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
+      ++indent_;
+      vars_[n->loop_var().get()] = v;
+      EmitStmt(n->body());
+      vars_.erase(n->loop_var().get());
       --indent_;
       Line("}");
-    }
-    EmitStmt(block.body());
-    for (const ir::Buffer& b : block.alloc_buffers()) buffers_.erase(b.get());
-    for (const ir::IterVar& iv : block.iter_vars()) vars_.erase(iv.var.get());
-    if (predicated) {
       --indent_;
       Line("}");
+      return;
     }
+    case ir::NodeKind::kBlockRealize:
+      EmitBlock(*ir::As<ir::BlockRealizeNode>(s));
+      return;
+    case ir::NodeKind::kBlock:
+      Unsupported("a block without T.block realize");
+    case ir::NodeKind::kSeqStmt:
+      for (const ir::Stmt& c : ir::As<ir::SeqStmtNode>(s)->seq()) EmitStmt(c);
+      return;
+    case ir::NodeKind::kBufferStore: {
+      const auto* n = ir::As<ir::BufferStoreNode>(s);
+      std::string value = Expr(n->value());
+      Line(Element(n->buffer(), n->indices()) + " = " + ToStorage(n->buffer()->dtype(), value) +
+           ";");
+      return;
+    }
+    case ir::NodeKind::kLetStmt: {
+      const auto* n = ir::As<ir::LetStmtNode>(s);
+      std::string value = Expr(n->value());
+      Line("{");
+      ++indent_;
+      BindVar(n->var(), value);
+      EmitStmt(n->body());
+      vars_.erase(n->var().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kIfThenElse: {
+      const auto* n = ir::As<ir::IfThenElseNode>(s);
+      Line("if (static_cast<bool>(" + Expr(n->cond()) + ")) {");
+      ++indent_;
+      EmitStmt(n->then_case());
+      --indent_;
+      if (n->else_case()) {
+        Line("} else {");
+        ++indent_;
+        EmitStmt(n->else_case());
+        --indent_;
+      }
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kEvaluate: {
+      const PrimExpr& v = ir::As<ir::EvaluateNode>(s)->value();
+      if (v->kind() == ir::NodeKind::kIntImm) return;
+      Line("(void)(" + Expr(v) + ");");
+      return;
+    }
+    case ir::NodeKind::kAllocate: {
+      const auto* n = ir::As<ir::AllocateNode>(s);
+      std::string ptr = Fresh(n->buffer_var()->name());
+      std::string size = "INT64_C(1)";
+      for (const PrimExpr& e : n->extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
+      std::string st = StorageType(n->dtype());
+      Line("{");
+      ++indent_;
+      Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
+           Quote(n->buffer_var()->name()) + ");");
+      allocations_[n->buffer_var().get()] = ptr + "_store.get()";
+      EmitStmt(n->body());
+      allocations_.erase(n->buffer_var().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kDeclBuffer: {
+      const auto* n = ir::As<ir::DeclBufferNode>(s);
+      Line("{");
+      ++indent_;
+      if (allocations_.count(n->buffer()->data().get()) != 0) {
+        LookupBuffer(n->buffer());
+      } else {
+        AllocateBuffer(n->buffer());
+      }
+      EmitStmt(n->body());
+      buffers_.erase(n->buffer().get());
+      --indent_;
+      Line("}");
+      return;
+    }
+    case ir::NodeKind::kBuffer:
+    PIPESPLIT_PRIM_EXPR_KINDS:
+    PIPESPLIT_STRUCT_INFO_KINDS:
+    PIPESPLIT_EXPR_KINDS:
+    PIPESPLIT_BINDING_KINDS:
+      break;
+  }
+  Unsupported("a non-statement node in a kernel body");
+}
+
+void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {
+  const ir::BlockNode& block = *realize.block();
+  if (!block.match_buffers().empty()) {
+    Unsupported("T.match_buffer inside block '" + block.name_hint() + "'");
+  }
+  if (realize.iter_values().size() != block.iter_vars().size()) {
+    Unsupported("block '" + block.name_hint() + "' with mismatched iter values");
+  }
+  Line("{  // block " + block.name_hint());
+  ++indent_;
+  std::vector<std::string> values;
+  for (const PrimExpr& v : realize.iter_values()) values.push_back(Expr(v));
+  for (size_t i = 0; i < values.size(); ++i) BindVar(block.iter_vars()[i].var, values[i]);
+  bool predicated = false;
+  if (realize.predicate()) {
+    auto c = ir::AsConstInt(realize.predicate());
+    if (!c || *c == 0) {
+      Line("if (static_cast<bool>(" + Expr(realize.predicate()) + ")) {");
+      ++indent_;
+      predicated = true;
+    }
+  }
+  for (const ir::Buffer& b : block.alloc_buffers()) AllocateBuffer(b);
+  const InitMode init_mode = init_mode_;
+  init_mode_ = InitMode::kCheck;
+  if (block.init() && init_mode == InitMode::kAlways) {
+    EmitStmt(block.init());
+  } else if (block.init() && init_mode == InitMode::kCheck) {
+    std::string cond;
+    for (const ir::IterVar& iv : block.iter_vars()) {
+      if (iv.type != ir::IterVarType::kCommReduce) continue;
+      std::string vt = ValueType(iv.var->dtype());
+      if (!cond.empty()) cond += " && ";
+      cond += VarName(iv.var.get()) + " == static_cast<" + vt + ">(" + Expr(iv.dom.min) + ")";
+    }
+    Line("if (" + (cond.empty() ? std::string("true") : cond) + ") {");
+    ++indent_;
+    EmitStmt(block.init());
     --indent_;
     Line("}");
   }
-
-  std::string kernel_;
-  bool check_bounds_;
-  std::ostringstream out_;
-  int indent_ = 0;
-  int counter_ = 0;
-  std::unordered_map<const ir::TirVarNode*, std::string> vars_;
-  std::unordered_map<const ir::BufferNode*, BufferInfo> buffers_;
-  std::unordered_map<const ir::TirVarNode*, std::string> allocations_;
-};
-
-}  // namespace
-
-std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds) {
-  return KernelEmitter(name, check_bounds).Emit(func);
+  EmitStmt(block.body());
+  for (const ir::Buffer& b : block.alloc_buffers()) buffers_.erase(b.get());
+  for (const ir::IterVar& iv : block.iter_vars()) vars_.erase(iv.var.get());
+  if (predicated) {
+    --indent_;
+    Line("}");
+  }
+  --indent_;
+  Line("}");
+}
+std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
+                       bool optimize_loops) {
+  return KernelEmitter(name, check_bounds, optimize_loops).Emit(func);
 }
 
 }  // namespace pipesplit::codegen

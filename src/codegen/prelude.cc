@@ -7,6 +7,7 @@ namespace pipesplit::codegen {
 
 const char* KernelPrelude() {
   return R"PSPRELUDE(
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -14,14 +15,32 @@ const char* KernelPrelude() {
 #include <exception>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 #include <type_traits>
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
 
 namespace {
 
+#if defined(__clang__)
+#define PS_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#elif defined(__GNUC__)
+#define PS_IVDEP _Pragma("GCC ivdep")
+#else
+#define PS_IVDEP
+#endif
+
 // ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
+// With F16C (-march=native on a CPU that has it) the conversions of numbers are one
+// instruction each, rounding to nearest even like the portable code; NaNs take the portable
+// code (the instructions would give other NaN bits: quieted, payload kept).
 inline uint16_t ps_f2h(float f) {
+#if defined(__F16C__)
+  if (f == f) return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+#endif
   uint32_t x;
   std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
@@ -47,6 +66,9 @@ inline uint16_t ps_f2h(float f) {
 }
 
 inline float ps_h2f(uint16_t h) {
+#if defined(__F16C__)
+  if ((h & 0x7c00u) != 0x7c00u) return _cvtsh_ss(h);
+#endif
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t m = h & 0x3ffu;
@@ -282,6 +304,68 @@ inline std::unique_ptr<T[]> ps_alloc(int64_t n, const char* kernel, const char* 
             std::to_string(n) + " elements)");
   }
   return std::unique_ptr<T[]>(p);
+}
+
+// GCC's -O2 vectorizes only loops whose trip count is a known multiple of the vector width;
+// the tiles of a planned nest are not, so the kernels use the dynamic cost model (which never
+// changes results: without -ffast-math no operation is reassociated).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("vect-cost-model=dynamic")
+#endif
+
+// ---- Loops: iteration counts, and parallel loops through the runtime's launch.
+template <class T>
+inline int64_t ps_count(T lo, T hi) {
+  return hi > lo ? static_cast<int64_t>(hi) - static_cast<int64_t>(lo) : 0;
+}
+inline int64_t ps_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::atomic<PipesplitParallelLaunchFn> ps_parallel_launch{nullptr};
+
+// Iterations per task so that a task does at least ~2^15 innermost iterations.
+inline int64_t ps_grain(int64_t work_per_iteration) {
+  const int64_t task_work = INT64_C(1) << 15;
+  return work_per_iteration >= task_work ? 1 : task_work / (work_per_iteration > 0 ? work_per_iteration : 1);
+}
+
+// Runs body(begin, end) over [0, n): on the runtime's threads when it registered a launch and
+// n > grain, else here. The first failure of a task (in time) is rethrown here.
+template <class F>
+inline void ps_parallel_for(const char* kernel, int64_t n, int64_t grain, F&& body) {
+  if (n <= 0) return;
+  PipesplitParallelLaunchFn launch = ps_parallel_launch.load(std::memory_order_acquire);
+  if (launch == nullptr || n <= grain) {
+    body(INT64_C(0), n);
+    return;
+  }
+  struct Closure {
+    F* body;
+    std::mutex mu;
+    std::string error;
+  } closure{&body, {}, {}};
+  auto task = [](void* p, int64_t begin, int64_t end) -> int32_t {
+    Closure& c = *static_cast<Closure*>(p);
+    std::string message;
+    try {
+      (*c.body)(begin, end);
+      return 0;
+    } catch (const PsFail& f) {
+      message = f.message;
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "unknown failure in a parallel loop";
+    }
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.error.empty()) c.error = message;
+    return 1;
+  };
+  const int32_t status = launch(n, grain, task, &closure);
+  if (!closure.error.empty()) throw PsFail{closure.error};
+  if (status != 0) {
+    throw PsFail{std::string(kernel) + ": parallel launch failed (status " +
+                 std::to_string(status) + ")"};
+  }
 }
 
 }  // namespace

@@ -3,9 +3,14 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <filesystem>
+
+#include "pipesplit/runtime/threading.h"
+#include "src/runtime/parallel.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -30,6 +35,22 @@ uint8_t AbiTypeCode(DataType dtype, const std::string& what) {
     default:
       throw RuntimeError(what + ": dtype " + dtype.ToString() + " cannot be passed to a kernel");
   }
+}
+
+// The parallel launch of kernel_abi.h on the runtime's pool: [0, n) cut into at most four
+// ranges per thread (each of at least `grain` iterations). Nested launches run serially.
+int32_t LaunchParallel(int64_t n, int64_t grain, PipesplitParallelTaskFn task, void* closure) {
+  if (n <= 0) return 0;
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t max_chunks = int64_t{4} * GetNumThreads();
+  const int64_t chunks = std::clamp<int64_t>(n / grain, 1, max_chunks);
+  const int64_t size = (n + chunks - 1) / chunks;
+  std::atomic<int32_t> status{0};
+  detail::ParallelFor((n + size - 1) / size, [&](int64_t c) {
+    const int64_t begin = c * size;
+    if (task(closure, begin, std::min(n, begin + size)) != 0) status.store(1);
+  });
+  return status.load();
 }
 
 }  // namespace
@@ -59,6 +80,11 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::Load(const std::string& path
     throw RuntimeError("kernel library '" + path + "' has ABI version " + std::to_string(version) +
                        " but this runtime expects version " +
                        std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + ": rebuild it");
+  }
+  // Optional (kernel_abi.h): without it the library's kernels run serially.
+  if (auto set_launch = reinterpret_cast<PipesplitKernelSetParallelLaunchFn>(
+          dlsym(handle, "pipesplit_kernel_set_parallel_launch"))) {
+    set_launch(&LaunchParallel);
   }
   const char* names = names_fn();
   std::string_view rest = names ? names : "";

@@ -26,6 +26,21 @@
  *   const char* pipesplit_kernel_names(void);     the kernel names, separated by '\n'
  *
  * Calls on one kernel may run concurrently on different arguments (kernels keep no state).
+ *
+ * Parallel loops. A library built by pipesplit codegen also exports
+ *
+ *   void pipesplit_kernel_set_parallel_launch(PipesplitParallelLaunchFn launch);
+ *
+ * which the runtime calls once after loading it (the export is optional: a library without it
+ * is loaded as well). Its kernels then run their parallel loops (T.parallel, and the outer
+ * loops of a nest whose iterations write disjoint outputs) through `launch`:
+ * launch(n, grain, task, closure) must call task(closure, begin, end) on ranges that cover
+ * [0, n) exactly once, each range holding at least `grain` iterations except possibly the
+ * last, from any threads, and return when all calls have returned: 0 when every task returned
+ * 0, else non-zero. The runtime decides how many threads run the tasks; the iterations of one
+ * launch write disjoint memory, so a kernel's results do not depend on the thread count or on
+ * how [0, n) is cut. Launches from inside a task may run serially. Without a registered launch
+ * (or with NULL) every loop runs serially on the calling thread.
  */
 #ifndef PIPESPLIT_SUPPORT_KERNEL_ABI_H_
 #define PIPESPLIT_SUPPORT_KERNEL_ABI_H_
@@ -54,6 +69,12 @@ typedef struct PipesplitKernelArg {
 typedef int32_t (*PipesplitKernelFn)(const PipesplitKernelArg* args, int32_t num_args, char* error,
                                      int64_t error_size);
 typedef int32_t (*PipesplitKernelAbiVersionFn)(void);
+/* One range [begin, end) of a parallel loop; non-zero when it failed (the kernel keeps the
+ * message). */
+typedef int32_t (*PipesplitParallelTaskFn)(void* closure, int64_t begin, int64_t end);
+typedef int32_t (*PipesplitParallelLaunchFn)(int64_t n, int64_t grain, PipesplitParallelTaskFn task,
+                                             void* closure);
+typedef void (*PipesplitKernelSetParallelLaunchFn)(PipesplitParallelLaunchFn launch);
 typedef const char* (*PipesplitKernelNamesFn)(void);
 
 #ifdef __cplusplus

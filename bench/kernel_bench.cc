@@ -1,0 +1,221 @@
+// Kernel benchmarks: codegen + compile time of a module's kernel library, cold (empty cache)
+// and cached, for a small module and the 6b MLC deploy dump (skipped without the shared
+// corpus); the 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the
+// loop optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS
+// cblas_sgemm on one thread.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "pipesplit/codegen/codegen.h"
+#include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/threading.h"
+#include "pipesplit/script/parser.h"
+
+extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
+
+namespace pipesplit {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int64_t kN = 512;
+
+const char* const kHeader =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tir as T\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n";
+
+// The matmul of LegalizeOps (R.matmul on 2-D float32 operands).
+std::string MatmulModule() {
+  const std::string n = "T.int64(" + std::to_string(kN) + ")";
+  const std::string shape = "T.Buffer((" + n + ", " + n + "), \"float32\")";
+  return std::string(kHeader) + "    @T.prim_func\n" + "    def matmul(A: " + shape +
+         ", B: " + shape + ", matmul: " + shape + "):\n" +
+         "        T.func_attr({\"tir.noalias\": T.bool(True)})\n" +
+         "        for i0, i1, k in T.grid(" + n + ", " + n + ", " + n + "):\n" +
+         "            with T.block(\"matmul\"):\n" +
+         "                v_i0, v_i1, v_k = T.axis.remap(\"SSR\", [i0, i1, k])\n" +
+         "                T.reads(A[v_i0, v_k], B[v_k, v_i1])\n" +
+         "                T.writes(matmul[v_i0, v_i1])\n" + "                with T.init():\n" +
+         "                    matmul[v_i0, v_i1] = T.float32(0)\n" +
+         "                matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + A[v_i0, v_k] * B[v_k, " +
+         "v_i1]\n";
+}
+
+// A small module: an elementwise add, a row sum and a float16 cast.
+std::string SmallModule() {
+  return std::string(kHeader) + R"(    @T.prim_func
+    def add(A: T.Buffer((T.int64(64), T.int64(64)), "float32"), B: T.Buffer((T.int64(64), T.int64(64)), "float32"), C: T.Buffer((T.int64(64), T.int64(64)), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, j in T.grid(T.int64(64), T.int64(64)):
+            with T.block("C"):
+                v_i, v_j = T.axis.remap("SS", [i, j])
+                C[v_i, v_j] = A[v_i, v_j] + B[v_i, v_j]
+
+    @T.prim_func
+    def rowsum(A: T.Buffer((T.int64(64), T.int64(64)), "float32"), S: T.Buffer((T.int64(64),), "float32")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, k in T.grid(T.int64(64), T.int64(64)):
+            with T.block("S"):
+                v_i, v_k = T.axis.remap("SR", [i, k])
+                with T.init():
+                    S[v_i] = T.float32(0)
+                S[v_i] = S[v_i] + A[v_i, v_k]
+
+    @T.prim_func
+    def to_half(A: T.Buffer((T.int64(64),), "float32"), H: T.Buffer((T.int64(64),), "float16")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i in range(T.int64(64)):
+            with T.block("H"):
+                v_i = T.axis.spatial(T.int64(64), i)
+                H[v_i] = T.Cast("float16", A[v_i])
+)";
+}
+
+const ir::IRModule* CorpusModule() {
+  static const ir::IRModule* mod = []() -> const ir::IRModule* {
+    fs::path file = fs::path(PIPESPLIT_SOURCE_DIR) /
+                    "../shared/corpus/mlc-llm-2023/6b.split_transform_deploy.deploy.py";
+    if (!fs::exists(file)) return nullptr;
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return new ir::IRModule(script::ParseModule(text.str(), file.string()));
+  }();
+  return mod;
+}
+
+std::string BenchDir(const std::string& name) {
+  return (fs::temp_directory_path() /
+          ("pipesplit_kernel_bench_" + name + "_" + std::to_string(::getpid())))
+      .string();
+}
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Codegen + compile of a module; arg 0: cold (a fresh cache each iteration), 1: cached.
+void BuildModule(benchmark::State& state, const ir::IRModule& mod, const std::string& name) {
+  const bool cached = state.range(0) == 1;
+  codegen::BuildOptions options;
+  options.cache_dir = BenchDir(name);
+  fs::remove_all(options.cache_dir);
+  if (cached) codegen::BuildKernelLibrary(mod, options);
+  double generate = 0;
+  for (auto _ : state) {
+    if (!cached) {
+      state.PauseTiming();
+      fs::remove_all(options.cache_dir);
+      state.ResumeTiming();
+    }
+    auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(codegen::GenerateSource(mod, false));
+    generate += Seconds(start);
+    benchmark::DoNotOptimize(codegen::BuildKernelLibrary(mod, options));
+  }
+  fs::remove_all(options.cache_dir);
+  state.counters["codegen_s"] = generate / static_cast<double>(state.iterations());
+  state.SetLabel(cached ? "cached" : "cold");
+}
+
+void BM_BuildSmallModule(benchmark::State& state) {
+  static const ir::IRModule mod = script::ParseModule(SmallModule(), "small.py");
+  BuildModule(state, mod, "small");
+}
+BENCHMARK(BM_BuildSmallModule)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+void BM_Build6bDeployModule(benchmark::State& state) {
+  const ir::IRModule* mod = CorpusModule();
+  if (mod == nullptr) {
+    state.SkipWithError("shared corpus not found");
+    return;
+  }
+  BuildModule(state, *mod, "6b");
+}
+BENCHMARK(BM_Build6bDeployModule)
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+std::vector<float> RandomMatrix(uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> m(kN * kN);
+  for (float& x : m) x = dist(gen);
+  return m;
+}
+
+void SetGflops(benchmark::State& state) {
+  state.counters["GFLOPS"] = benchmark::Counter(2.0 * kN * kN * kN * 1e-9 * state.iterations(),
+                                                benchmark::Counter::kIsRate);
+}
+
+// The LegalizeOps matmul kernel; arg 0: loop optimizations (0 off, 1 on), arg 1: threads.
+void BM_MatmulKernel512(benchmark::State& state) {
+  static const ir::IRModule mod = script::ParseModule(MatmulModule(), "matmul.py");
+  codegen::BuildOptions options;
+  options.cache_dir = BenchDir("matmul");
+  options.optimize_loops = state.range(0) == 1;
+  auto library = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, options));
+  fs::remove_all(options.cache_dir);  // the library stays mapped
+  const int threads_before = runtime::GetNumThreads();
+  runtime::SetNumThreads(static_cast<int>(state.range(1)));
+  std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2), c(kN * kN);
+  const std::vector<int64_t> shape = {kN, kN};
+  auto arg = [&](std::vector<float>& data) {
+    PipesplitKernelArg x{};
+    x.data = data.data();
+    x.shape = shape.data();
+    x.ndim = 2;
+    x.dtype_code = 2;
+    x.dtype_bits = 32;
+    x.lanes = 1;
+    return x;
+  };
+  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
+  for (auto _ : state) {
+    library->Call("matmul", std::span<const PipesplitKernelArg>(args));
+    benchmark::DoNotOptimize(c.data());
+  }
+  runtime::SetNumThreads(threads_before);
+  SetGflops(state);
+  state.SetLabel(std::string(options.optimize_loops ? "optimized" : "written order") + ", " +
+                 std::to_string(state.range(1)) + " thread(s)");
+}
+BENCHMARK(BM_MatmulKernel512)
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({1, 2})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+void BM_CblasSgemm512(benchmark::State& state) {
+  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2), c(kN * kN);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1.0f, a.data(), kN, b.data(),
+                kN, 0.0f, c.data(), kN);
+    benchmark::DoNotOptimize(c.data());
+  }
+  SetGflops(state);
+  state.SetLabel("OpenBLAS, 1 thread");
+}
+BENCHMARK(BM_CblasSgemm512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace pipesplit

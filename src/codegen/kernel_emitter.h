@@ -1,0 +1,146 @@
+// The kernel emitter: one PrimFunc as the C++ function implementing the kernel ABI. Its
+// expressions and statements are in codegen_source.cc, its planned loop nests and parallel
+// loops in codegen_nest.cc.
+#ifndef PIPESPLIT_SRC_CODEGEN_KERNEL_EMITTER_H_
+#define PIPESPLIT_SRC_CODEGEN_KERNEL_EMITTER_H_
+
+#include <optional>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "pipesplit/codegen/codegen.h"
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/tir.h"
+#include "src/codegen/codegen_internal.h"
+
+namespace pipesplit::codegen {
+
+class KernelEmitter {
+ public:
+  KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops)
+      : kernel_(std::move(kernel)),
+        check_bounds_(check_bounds),
+        optimize_(optimize_loops && !check_bounds) {}
+
+  std::string Emit(const ir::PrimFuncNode& func);
+
+ private:
+  struct BufferInfo {
+    std::string ptr;                // C++ name of the element pointer
+    std::vector<std::string> dims;  // C++ names of the dims (int64_t)
+    std::string name;               // buffer name, for messages
+  };
+
+  [[noreturn]] void Unsupported(const std::string& what) const {
+    throw CodegenError("kernel " + kernel_ + ": codegen does not support " + what);
+  }
+
+  void Line(const std::string& text) {
+    for (int i = 0; i < indent_; ++i) out_ << "  ";
+    out_ << text << "\n";
+  }
+
+  std::string Fresh(const std::string& hint) {
+    return "v" + std::to_string(counter_++) + "_" + Sanitize(hint);
+  }
+
+  // ---- Types (see codegen_internal.h).
+  std::string ValueType(DataType dt) const {
+    std::optional<std::string> t = CValueType(dt);
+    if (!t) Unsupported("dtype " + dt.ToString());
+    return *t;
+  }
+  std::string StorageType(DataType dt) const {
+    ValueType(dt);  // rejects unsupported dtypes
+    return *CStorageType(dt);
+  }
+  std::pair<int, int> AbiType(DataType dt) const {
+    ValueType(dt);
+    return AbiTypeOf(dt);
+  }
+  std::string ToStorage(DataType dt, const std::string& e) const {
+    return ToStorageValue(dt, StorageType(dt), e);
+  }
+
+  // ---- Vars and buffers.
+  std::string VarName(const ir::TirVarNode* v) const {
+    auto it = vars_.find(v);
+    if (it == vars_.end()) Unsupported("variable '" + v->name() + "' used before its definition");
+    return it->second;
+  }
+
+  // Declares `v` = `value` (a C++ expression) in the current scope.
+  void BindVar(const ir::TirVar& v, const std::string& value) { BindVar(v.get(), value); }
+  void BindVar(const ir::TirVarNode* v, const std::string& value) {
+    std::string name = Fresh(v->name());
+    Line("[[maybe_unused]] const " + ValueType(v->dtype()) + " " + name + " = static_cast<" +
+         ValueType(v->dtype()) + ">(" + value + ");");
+    vars_[v] = name;
+  }
+
+  // Declares the dims of `b` from its shape expressions.
+  BufferInfo& DeclareDims(const ir::Buffer& b, const std::string& ptr);
+
+  // Allocates storage for `b` (T.alloc_buffer / T.decl_buffer without data).
+  void AllocateBuffer(const ir::Buffer& b);
+
+  const BufferInfo& LookupBuffer(const ir::Buffer& b);
+
+  std::string Element(const ir::Buffer& b, const std::vector<ir::PrimExpr>& indices);
+
+  // ---- Parameters.
+  void EmitParams(const ir::PrimFuncNode& func);
+
+  // ---- Expressions.
+  std::string Expr(const ir::PrimExpr& e);
+
+  std::string Binary(const ir::BinaryNode& n);
+
+  std::string Call(const ir::PrimCallNode& n);
+
+  // ---- Statements.
+  void EmitStmt(const ir::Stmt& s);
+
+  void EmitBlock(const ir::BlockRealizeNode& realize);
+
+  // ---- Planned loop nests (loop_plan.cc) and parallel loops.
+
+  // One loop of a planned nest as emitted: a whole loop, or the tile loop and the loop
+  // inside a tile of the moved loop.
+  enum class Part { kWhole, kTiles, kInTile };
+  struct Emitted {
+    int loop;
+    Part part;
+  };
+
+  void EmitNest(const NestPlan& plan);
+
+  // The T.init condition of the nest's block as an expression of the loop vars other than
+  // the moved one; nullopt when there is no init or the condition depends on the moved loop.
+  std::optional<std::string> HoistedInit(const NestPlan& plan);
+
+  // A T.parallel loop: its iterations are independent by declaration.
+  void EmitParallelLoop(const ir::ForNode& n);
+
+  std::string kernel_;
+  bool check_bounds_;
+  bool optimize_;
+  bool in_parallel_ = false;  // inside the body of a parallel launch: loops run serially
+  // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
+  enum class InitMode { kCheck, kAlways, kNever };
+  InitMode init_mode_ = InitMode::kCheck;
+  const ir::PrimFuncNode* func_ = nullptr;
+  std::ostringstream out_;
+  int indent_ = 0;
+  int counter_ = 0;
+  std::unordered_map<const ir::TirVarNode*, std::string> vars_;
+  std::unordered_map<const ir::BufferNode*, BufferInfo> buffers_;
+  std::unordered_map<const ir::TirVarNode*, std::string> allocations_;
+};
+
+}  // namespace pipesplit::codegen
+
+#endif  // PIPESPLIT_SRC_CODEGEN_KERNEL_EMITTER_H_
