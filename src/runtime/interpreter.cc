@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/kv_cache.h"
 #include "pipesplit/runtime/transport.h"
@@ -25,6 +26,21 @@ const std::string& ExternSymbol(const ir::CallNode& call) {
   const ir::ExternFuncNode* f = ir::PackedCallee(call);
   return f ? f->global_symbol() : kNone;
 }
+
+// The Relax vars an expression reads (nested functions, branches and sequences included), and
+// whether it makes a closure.
+class UseCollector : public ir::ExprVisitor {
+ public:
+  std::vector<const ir::VarNode*> uses;
+  bool has_function = false;
+
+ protected:
+  void VisitExpr_(const ir::VarNode& node) override { uses.push_back(&node); }
+  void VisitExpr_(const ir::FunctionNode& node) override {
+    has_function = true;
+    ir::ExprVisitor::VisitExpr_(node);
+  }
+};
 
 }  // namespace
 
@@ -150,7 +166,43 @@ Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string&
   return Eval(func.body(), frame);
 }
 
+// A var of the sequence is dropped from the frame right after the binding that reads it last,
+// so its tensor's buffer goes back to the pool while it is still in cache and the next kernel
+// reuses it (a run allocates its intermediates in a hot working set instead of one new buffer
+// per binding). Vars the body reads stay; a sequence that makes a closure keeps every var (the
+// closure captures the frame and may read them later).
+const std::vector<std::vector<const ir::VarNode*>>& Interpreter::LastUses(
+    const ir::SeqExprNode& seq) {
+  auto it = last_uses_.find(&seq);
+  if (it != last_uses_.end()) return it->second;
+  std::vector<const ir::Binding*> bindings;
+  for (const ir::BindingBlock& block : seq.blocks()) {
+    for (const ir::Binding& binding : block->bindings()) bindings.push_back(&binding);
+  }
+  std::vector<std::vector<const ir::VarNode*>> drops(bindings.size());
+  std::unordered_map<const ir::VarNode*, size_t> last;  // var bound here -> last reader
+  bool has_function = false;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    UseCollector uses;
+    uses.VisitExpr((*bindings[i])->value());
+    has_function = has_function || uses.has_function;
+    for (const ir::VarNode* v : uses.uses) {
+      if (auto found = last.find(v); found != last.end()) found->second = i;
+    }
+    last[(*bindings[i])->var().get()] = i;  // unread vars are dropped right away
+  }
+  UseCollector body;
+  body.VisitExpr(seq.body());
+  for (const ir::VarNode* v : body.uses) last.erase(v);
+  if (!has_function && !body.has_function) {
+    for (const auto& [var, index] : last) drops[index].push_back(var);
+  }
+  return last_uses_.emplace(&seq, std::move(drops)).first->second;
+}
+
 Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame) {
+  const std::vector<std::vector<const ir::VarNode*>>& drops = LastUses(seq);
+  size_t index = 0;
   for (const ir::BindingBlock& block : seq.blocks()) {
     for (const ir::Binding& binding : block->bindings()) {
       const ir::Var& var = binding->var();
@@ -161,6 +213,8 @@ Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& f
           Match(value, mc->struct_info(), *frame, "R.match_cast of '" + var->name_hint() + "'");
         }
         frame->Bind(var.get(), std::move(value));
+        for (const ir::VarNode* dead : drops[index]) frame->Erase(dead);
+        ++index;
       } catch (const ExecutionError&) {
         throw;
       } catch (const TransportAborted&) {

@@ -9,6 +9,7 @@
 #include "src/runtime/kernel_util.h"
 #include "src/runtime/parallel.h"
 #include "src/runtime/reduce_util.h"
+#include "src/runtime/vector_math.h"
 
 namespace pipesplit::runtime {
 
@@ -40,7 +41,11 @@ T RowMax(const T* p, int64_t n) {
 template <typename T, bool kLog>
 void SoftmaxRow(const T* in, T* out, int64_t n) {
   const T m = RowMax(in, n);
-  for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i] - m);
+  if constexpr (std::is_same_v<T, float>) {
+    detail::ExpShiftedF32(in, m, out, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = std::exp(in[i] - m);
+  }
   const T s = detail::RowSum(out, n);
   if constexpr (kLog) {
     const T log_s = std::log(s);
@@ -63,10 +68,13 @@ void SoftmaxColumns(const T* in, T* out, int64_t n, int64_t inner, std::vector<T
   for (int64_t k = 0; k < n; ++k) {
     const T* row = in + k * inner;
     T* orow = out + k * inner;
-    for (int64_t j = 0; j < inner; ++j) {
-      orow[j] = std::exp(row[j] - m[j]);
-      s[j] += orow[j];
+    if constexpr (std::is_same_v<T, float>) {
+      for (int64_t j = 0; j < inner; ++j) orow[j] = row[j] - m[j];
+      detail::ExpF32(orow, orow, inner);
+    } else {
+      for (int64_t j = 0; j < inner; ++j) orow[j] = std::exp(row[j] - m[j]);
     }
+    for (int64_t j = 0; j < inner; ++j) s[j] += orow[j];
   }
   if constexpr (kLog) {
     for (int64_t j = 0; j < inner; ++j) s[j] = std::log(s[j]);

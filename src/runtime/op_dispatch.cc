@@ -6,6 +6,7 @@
 #include "pipesplit/ir/op.h"
 #include "pipesplit/runtime/interpreter.h"
 #include "pipesplit/runtime/kernels.h"
+#include "src/runtime/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -285,6 +286,7 @@ Value RunOp(const ir::CallNode& call, const std::vector<Value>& args) {
   if (it == kTable.end()) {
     throw RuntimeError("op " + call.op_node()->script_name() + " has no runtime kernel");
   }
+  detail::OpTimer timer(name);
   return it->second(call, args);
 }
 

@@ -5,6 +5,7 @@
 
 #include "pipesplit/runtime/elementwise.h"
 #include "src/runtime/kernel_util.h"
+#include "src/runtime/vector_math.h"
 
 namespace pipesplit::runtime {
 
@@ -34,6 +35,24 @@ Tensor UnaryFloat(const char* name, const Tensor& x, Op op) {
     using T = typename decltype(tag)::type;
     return MapInto<T>(x, [&](T v) -> T { return op(v); });
   });
+}
+
+// Float-only math with a vectorized float32 array routine (vector_math.h): float16/bfloat16
+// widen to float32 and round back; float64 uses `op`.
+template <typename Op>
+Tensor UnaryFloatArray(const char* name, const Tensor& x,
+                       void (*f32)(const float*, float*, int64_t), Op op) {
+  if (detail::IsHalfKind(x.dtype())) {
+    return detail::NarrowTo(UnaryFloatArray(name, detail::WidenHalf(x), f32, op), x.dtype());
+  }
+  if (detail::KindOf(x.dtype()) != detail::ElemKind::kF32) return UnaryFloat(name, x, op);
+  TensorBuilder out(x.dtype(), x.shape());
+  const float* in = x.data<float>();
+  float* o = out.data<float>();
+  detail::ParallelRange(x.numel(), detail::kElementwiseChunk, [&](int64_t begin, int64_t end) {
+    f32(in + begin, o + begin, end - begin);
+  });
+  return std::move(out).Publish();
 }
 
 // Numeric math: float, double and integers.
@@ -100,7 +119,7 @@ Tensor Clip(const Tensor& x, double min, double max) {
 }
 
 Tensor Exp(const Tensor& x) {
-  return UnaryFloat("exp", x, [](auto v) { return std::exp(v); });
+  return UnaryFloatArray("exp", x, detail::ExpF32, [](auto v) { return std::exp(v); });
 }
 
 Tensor Log(const Tensor& x) {
@@ -120,7 +139,7 @@ Tensor Tanh(const Tensor& x) {
 }
 
 Tensor Sigmoid(const Tensor& x) {
-  return UnaryFloat("sigmoid", x, [](auto v) {
+  return UnaryFloatArray("sigmoid", x, detail::SigmoidF32, [](auto v) {
     using T = decltype(v);
     return T(1) / (T(1) + std::exp(-v));
   });
@@ -147,7 +166,7 @@ Tensor Ceil(const Tensor& x) {
 }
 
 Tensor Silu(const Tensor& x) {
-  return UnaryFloat("nn.silu", x, [](auto v) {
+  return UnaryFloatArray("nn.silu", x, detail::SiluF32, [](auto v) {
     using T = decltype(v);
     return v * (T(1) / (T(1) + std::exp(-v)));
   });

@@ -4,7 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "pipesplit/script/parser.h"
+#include "src/runtime/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -119,6 +122,106 @@ class Module:
   EXPECT_EQ(ToDoubleVector(yes.ExpectTensor("out")), (std::vector<double>{2, -6}));
   Value no = Run(text, {MakeTensor(DataType::Bool(), {}, {0}), x});
   EXPECT_EQ(ToDoubleVector(no.ExpectTensor("out")), (std::vector<double>{-1, 3}));
+}
+
+// Values are dropped after their last use (interpreter.cc, LastUses): reads several bindings
+// later, reads from inside an if branch, the returned var, and a closure that reads a var after
+// its last direct use must all still see their values.
+TEST_F(InterpreterTest, DropsValuesOnlyAfterTheirLastUse) {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(c: R.Tensor((), dtype="bool"), x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        a = R.add(x, x)
+        b = R.multiply(a, x)
+        unused = R.negative(b)
+        if c:
+            r = R.add(a, b)
+        else:
+            r = R.subtract(a, b)
+        s = R.add(r, a)
+        return s
+)";
+  Tensor x = F32({2}, {1, -3});
+  // a = 2x = [2, -6], b = a * x = [2, 18].
+  Value yes = Run(text, {MakeTensor(DataType::Bool(), {}, {1}), x});
+  EXPECT_EQ(ToDoubleVector(yes.ExpectTensor("out")), (std::vector<double>{6, 6}));
+  Value no = Run(text, {MakeTensor(DataType::Bool(), {}, {0}), x});
+  EXPECT_EQ(ToDoubleVector(no.ExpectTensor("out")), (std::vector<double>{2, -30}));
+}
+
+TEST_F(InterpreterTest, KeepsValuesAClosureReadsLater) {
+  Value out = Run(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        a = R.add(x, x)
+
+        @R.function
+        def inner(y: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+            z = R.multiply(y, a)
+            return z
+
+        b = R.negative(x)
+        w = inner(b)
+        return w
+)",
+                  {F32({2}, {1, -3})});
+  // (-x) * 2x = [-2, -18].
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("out")), (std::vector<double>{-2, -18}));
+}
+
+// The buffer of an intermediate goes back to the pool once its last reader ran: a probe keeps
+// a weak reference to a tensor's storage, and a later binding reads whether it expired.
+TEST_F(InterpreterTest, ReleasesAnIntermediateAfterItsLastReader) {
+  auto storage = std::make_shared<std::weak_ptr<const void>>();
+  builtins_.Register("test.watch", [storage](BuiltinCall& call) -> Value {
+    *storage = call.args[0].ExpectTensor("watched").storage();
+    return Value::MakeShape({2});
+  });
+  builtins_.Register("test.expired", [storage](BuiltinCall& call) -> Value {
+    return Tensor(MakeScalar(DataType::Bool(), storage->expired() ? 1 : 0));
+  });
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tuple(R.Tensor((), dtype="bool"), R.Tensor((), dtype="bool"), R.Tensor((2,), dtype="float32")):
+        a = R.add(x, x)
+        w = R.call_pure_packed("test.watch", a, sinfo_args=(R.Shape([2]),))
+        still = R.call_pure_packed("test.expired", w, sinfo_args=(R.Tensor((), dtype="bool"),))
+        b = R.multiply(a, x)
+        gone = R.call_pure_packed("test.expired", b, sinfo_args=(R.Tensor((), dtype="bool"),))
+        return (still, gone, b)
+)";
+  Value out = Run(text, {F32({2}, {1, -3})});
+  const Value::Tuple* fields = out.as_tuple();
+  ASSERT_NE(fields, nullptr);
+  EXPECT_EQ(ElementAsDouble((*fields)[0].ExpectTensor("still"), 0), 0);  // `b` still reads a
+  EXPECT_EQ(ElementAsDouble((*fields)[1].ExpectTensor("gone"), 0), 1);
+  EXPECT_EQ(ToDoubleVector((*fields)[2].ExpectTensor("b")), (std::vector<double>{2, 18}));
+}
+
+// PIPESPLIT_OP_PROFILE's counters: one call per op run, none while profiling is off.
+TEST_F(InterpreterTest, OpProfileCountsKernelCalls) {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        a = R.add(x, x)
+        b = R.add(a, x)
+        c = R.multiply(b, x)
+        return c
+)";
+  detail::ResetOpProfile();
+  detail::SetOpProfileEnabled(true);
+  Run(text, {F32({2}, {1, 2})});
+  detail::SetOpProfileEnabled(false);
+  Run(text, {F32({2}, {1, 2})});
+  const std::vector<detail::OpProfileEntry> entries = detail::OpProfileSnapshot();
+  detail::ResetOpProfile();
+  std::map<std::string, int64_t> calls;
+  for (const detail::OpProfileEntry& e : entries) calls[e.op] = e.calls;
+  EXPECT_EQ(calls, (std::map<std::string, int64_t>{{"relax.add", 2}, {"relax.multiply", 1}}));
 }
 
 TEST_F(InterpreterTest, CallTirIsReportedAsNotExecutable) {

@@ -60,6 +60,8 @@ class Frame {
   explicit Frame(std::shared_ptr<const Frame> parent = nullptr) : parent_(std::move(parent)) {}
   const Value* Find(const ir::VarNode* var) const;
   void Bind(const ir::VarNode* var, Value value) { vars_[var] = std::move(value); }
+  // Drops the value of a var of this frame that is not used any more.
+  void Erase(const ir::VarNode* var) { vars_.erase(var); }
   const int64_t* FindSym(const ir::TirVarNode* var) const;
   void BindSym(const ir::TirVarNode* var, int64_t value) { syms_[var] = value; }
 
@@ -144,6 +146,9 @@ class Interpreter {
                      const std::shared_ptr<const Frame>& captured);
   Value Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame);
   Value EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame);
+  // Per binding of `seq` (in order, over all blocks), the vars bound in `seq` whose last use
+  // it is (computed once per SeqExpr, interpreter.cc).
+  const std::vector<std::vector<const ir::VarNode*>>& LastUses(const ir::SeqExprNode& seq);
   Value EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame);
   Value CallPacked(const std::string& symbol, std::vector<Value> args,
                    const ir::StructInfo* out_sinfo, const Frame& frame);
@@ -156,6 +161,8 @@ class Interpreter {
   std::string current_function_;
   std::string current_binding_;
   int depth_ = 0;
+  std::unordered_map<const ir::SeqExprNode*, std::vector<std::vector<const ir::VarNode*>>>
+      last_uses_;
 };
 
 // Runs a Relax op (relax.add, ...) on evaluated arguments through the reference kernels.
