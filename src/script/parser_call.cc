@@ -410,6 +410,12 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
             const std::string* fallback =
                 param.default_value ? param.default_value->as_string() : nullptr;
             if (text && text->empty() && fallback && *fallback == "void") attr = *fallback;
+            // A device named by kind ("llvm") is the module's vdevice it designates, as in
+            // annotations ("llvm:0:global").
+            if (op_name == "relax.to_vdevice" && param.name == "dst_vdevice" && text) {
+              std::string resolved = LookupVDevice(*value, node_of(*value));
+              if (!resolved.empty()) attr = std::move(resolved);
+            }
             attrs.emplace_back(param.name, std::move(attr));
           } else if (!param.default_value) {
             Error(call, display + " missing required argument '" + param.name + "'");
@@ -434,8 +440,9 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
         args.push_back(std::move(ordered[next_ordered++]));
       }
     }
-    // Attributes in the order TVM declares (and prints) them; only those written.
-    attrs = ir::OrderAttrs(*info, attrs);
+    // The attributes TVM's op constructor stores: every declared one in declaration (printing)
+    // order, defaults filled in and derived values normalized (the op table's CompleteAttrs).
+    attrs = ir::CompleteAttrs(*info, attrs, args);
   }
   DesugarOpCall(op_name, call, &op, &args, &attrs);
   Value v;
