@@ -136,7 +136,7 @@ struct FunctionState {
   // Finished binding blocks of each open SeqExpr (function body, if branches).
   std::vector<std::vector<ir::BindingBlock>> seq_blocks;
   // Symbolic declarations found in the top-level body (`n = T.int32()`): their dtype decides
-  // the dtype of the signature's var of that name.
+  // the dtype of the signature's var of that name; a constant (`n = T.int64(4)`) replaces it.
   std::unordered_map<std::string, Value> prelude_decls;
   // Dataflow block being parsed.
   bool in_dataflow = false;
