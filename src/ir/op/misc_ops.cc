@@ -195,19 +195,21 @@ std::vector<OpParam> ResizeParams(int n) {
 }
 
 void RegisterVision() {
-  RegisterOp({.name = "relax.vision.roi_align",
-              .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
-                         RequiredAttr("spatial_scale"), Attr("sample_ratio", -1),
-                         Attr("aligned", false), Attr("layout", "NCHW"), Attr("mode", "avg")},
-              .infer = nullptr,
-              .summary = "region-of-interest align pooling",
-              .complete_attrs = ListifyInts({"pooled_size"})});
-  RegisterOp({.name = "relax.vision.roi_pool",
-              .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
-                         RequiredAttr("spatial_scale"), Attr("layout", "NCHW")},
-              .infer = nullptr,
-              .summary = "region-of-interest max pooling",
-              .complete_attrs = ListifyInts({"pooled_size"})});
+  RegisterOp(
+      {.name = "relax.vision.roi_align",
+       .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
+                  RequiredAttr("spatial_scale"), Attr("sample_ratio", -1), Attr("aligned", false),
+                  Attr("layout", "NCHW"), Attr("mode", "avg")},
+       .infer = nullptr,
+       .summary = "region-of-interest align pooling",
+       .complete_attrs = Then(ListifyInts({"pooled_size"}), FloatifyInts({"spatial_scale"}))});
+  RegisterOp(
+      {.name = "relax.vision.roi_pool",
+       .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
+                  RequiredAttr("spatial_scale"), Attr("layout", "NCHW")},
+       .infer = nullptr,
+       .summary = "region-of-interest max pooling",
+       .complete_attrs = Then(ListifyInts({"pooled_size"}), FloatifyInts({"spatial_scale"}))});
   RegisterOp({.name = "relax.vision.get_valid_counts",
               .params = {Arg("data"), Attr("score_threshold", 0.0), Attr("id_index", 0),
                          Attr("score_index", 1)},
