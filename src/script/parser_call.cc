@@ -56,6 +56,9 @@ Value Lowerer::EvalCall(const PyExpr* e) {
   std::string name = DottedName(callee);
   std::string root = name.substr(0, name.find('.'));
   if (!name.empty() && symbols_.Lookup(root) == nullptr) {
+    // A device mesh is a global info (I.module_global_infos({"mesh": [R.device_mesh(...)]})),
+    // kept as the call written, like I.vdevice.
+    if (name == "R.device_mesh" || name == "R.dist.device_mesh") return EvalAttrCall(name, e);
     if (name.rfind("R.", 0) == 0) return EvalRelaxBuiltin(name.substr(2), e);
     if (name.rfind("T.", 0) == 0) return EvalTirBuiltin(name.substr(2), e);
     if (name.rfind("I.", 0) == 0) return EvalIrBuiltin(name.substr(2), e);

@@ -1,7 +1,7 @@
 // Lowering: T.* and I.* calls — scalar immediates and casts (T.int64(5), T.float32(0.5)),
 // symbolic declarations (T.int64(), T.Var("n", "int64")), TIR intrinsics in symbolic
 // expressions (T.min, T.floordiv, T.Select, T.if_then_else, ...), index-map lambdas, and the
-// attribute-only I.* calls (I.vdevice(...)).
+// attribute-only calls (I.vdevice(...), R.device_mesh(...)).
 #include <limits>
 
 #include "pipesplit/support/diagnostic.h"
@@ -168,8 +168,12 @@ Value Lowerer::EvalIrBuiltin(const std::string& name, const PyExpr* call) {
     Error(call, "I." + name + " is only allowed in the module body");
   }
   if (name == "ir_module") Error(call, "I.ir_module is a decorator");
+  return EvalAttrCall("I." + name, call);
+}
+
+Value Lowerer::EvalAttrCall(const std::string& callee, const PyExpr* call) {
   ir::AttrCall attr_call;
-  attr_call.callee = "I." + name;
+  attr_call.callee = callee;
   for (size_t i = 1; i < call->items.size(); ++i) {
     attr_call.args.push_back(ToAttr(Eval(call->items[i]), call->items[i]));
   }

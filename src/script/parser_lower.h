@@ -258,6 +258,8 @@ class Lowerer {
   Value EvalRelaxBuiltin(const std::string& name, const PyExpr* call);
   Value EvalTirBuiltin(const std::string& name, const PyExpr* call);
   Value EvalIrBuiltin(const std::string& name, const PyExpr* call);
+  // A call kept as an attribute value (AttrCall named `callee`), e.g. a global info.
+  Value EvalAttrCall(const std::string& callee, const PyExpr* call);
   Value CallOp(const std::string& op_name, const PyExpr* call);
   void DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
                      std::vector<ir::Expr>* args, ir::AttrMap* attrs);

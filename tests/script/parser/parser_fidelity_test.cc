@@ -118,6 +118,16 @@ TEST(ParserFidelityTest, NumbersTakeTheDeclaredType) {
   EXPECT_NE(value.find("extrapolation_value=0.0,"), std::string::npos) << value;
 }
 
+TEST(ParserFidelityTest, RequiredFloatAttributesStoreFloats) {
+  EXPECT_EQ(PrintedValue("x: R.Tensor((1, 4, 8, 8), \"float32\"), rois: R.Tensor((2, 5), "
+                         "\"float32\")",
+                         "R.vision.roi_align(x, rois, pooled_size=(3, 3), spatial_scale=1, "
+                         "sample_ratio=2)",
+                         "R.Tensor((2, 4, 3, 3), \"float32\")"),
+            "R.vision.roi_align(x, rois, pooled_size=[3, 3], spatial_scale=1.0, sample_ratio=2, "
+            "aligned=False, layout=\"NCHW\", mode=\"avg\")");
+}
+
 TEST(ParserFidelityTest, WrittenAndCompletedAttributesAreTheSameIr) {
   // Written in full or left to the defaults, the call prints (and so is stored) the same.
   EXPECT_EQ(PrintedValue(kImage, "R.nn.conv2d(x, w)"),
@@ -286,6 +296,23 @@ class Module:
                          "        else:\n"
                          "            R.print(x, format=R.str(\"no: {}\"))\n"
                          "            y: R.Tuple = R.tuple()\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(Parse(printed)), printed);
+}
+
+TEST(ParserFidelityTest, DeviceMeshGlobalInfosParseAndPrintBack) {
+  const char* text = R"(@I.ir_module
+class Module:
+    I.module_global_infos({"mesh": [R.device_mesh((2,), I.Range(0, 2)), R.dist.device_mesh((1,), I.Range(4, 5))]})
+    @R.function
+    def foo(x: R.Tensor((128, 128), "float32")) -> R.Tensor((128, 128), "float32"):
+        lv = R.dist.annotate_sharding(x, device_mesh="mesh[0]", placement="S[1]")
+        return lv
+)";
+  std::string printed = PrintModule(Parse(text));
+  EXPECT_NE(printed.find("    I.module_global_infos({\"mesh\": [R.device_mesh([2], I.Range(0, 2)), "
+                         "R.dist.device_mesh([1], I.Range(4, 5))]})\n"),
             std::string::npos)
       << printed;
   EXPECT_EQ(PrintModule(Parse(printed)), printed);
