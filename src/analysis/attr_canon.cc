@@ -35,8 +35,8 @@ CanonicalAttrs CanonicalizeCallAttrs(const ir::CallNode& call) {
                    [](const ir::OpParam& p) { return p.kind == ir::OpParam::Kind::kAttr; })) {
     return {};
   }
-  auto completed =
-      std::make_shared<const ir::AttrMap>(ir::CompleteAttrs(*op->info(), call.attrs()));
+  auto completed = std::make_shared<const ir::AttrMap>(
+      ir::CompleteAttrs(*op->info(), call.attrs(), call.args()));
   CanonicalAttrs out = CanonicalizeAttrs(*completed);
   out.owned = std::move(completed);
   return out;

@@ -145,6 +145,12 @@ void Lowerer::LowerIf(const PyStmt* stmt) {
         bindings.push_back(ir::Make<ir::VarBindingNode>(renamed, value, last->span()));
       }
       result = renamed;
+      // A call that returns nothing (R.print) leaves the branch with the empty tuple as value,
+      // as TVM stores it, not the var bound to the call.
+      const auto* tuple = ir::As<ir::TupleSInfoNode>(last_var->struct_info());
+      if (tuple != nullptr && tuple->fields().empty()) {
+        result = ir::Make<ir::TupleNode>(std::vector<ir::Expr>{}, nullptr, last->span());
+      }
     }
     blocks.back() = ir::Make<ir::BindingBlockNode>(std::move(bindings), last_block->is_dataflow(),
                                                    last_block->span());

@@ -56,6 +56,9 @@ Value Lowerer::EvalCall(const PyExpr* e) {
   std::string name = DottedName(callee);
   std::string root = name.substr(0, name.find('.'));
   if (!name.empty() && symbols_.Lookup(root) == nullptr) {
+    // A device mesh is a global info (I.module_global_infos({"mesh": [R.device_mesh(...)]})),
+    // kept as the call written, like I.vdevice.
+    if (name == "R.device_mesh" || name == "R.dist.device_mesh") return EvalAttrCall(name, e);
     if (name.rfind("R.", 0) == 0) return EvalRelaxBuiltin(name.substr(2), e);
     if (name.rfind("T.", 0) == 0) return EvalTirBuiltin(name.substr(2), e);
     if (name.rfind("I.", 0) == 0) return EvalIrBuiltin(name.substr(2), e);
@@ -410,6 +413,12 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
             const std::string* fallback =
                 param.default_value ? param.default_value->as_string() : nullptr;
             if (text && text->empty() && fallback && *fallback == "void") attr = *fallback;
+            // A device named by kind ("llvm") is the module's vdevice it designates, as in
+            // annotations ("llvm:0:global").
+            if (op_name == "relax.to_vdevice" && param.name == "dst_vdevice" && text) {
+              std::string resolved = LookupVDevice(*value, node_of(*value));
+              if (!resolved.empty()) attr = std::move(resolved);
+            }
             attrs.emplace_back(param.name, std::move(attr));
           } else if (!param.default_value) {
             Error(call, display + " missing required argument '" + param.name + "'");
@@ -434,8 +443,9 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
         args.push_back(std::move(ordered[next_ordered++]));
       }
     }
-    // Attributes in the order TVM declares (and prints) them; only those written.
-    attrs = ir::OrderAttrs(*info, attrs);
+    // The attributes TVM's op constructor stores: every declared one in declaration (printing)
+    // order, defaults filled in and derived values normalized (the op table's CompleteAttrs).
+    attrs = ir::CompleteAttrs(*info, attrs, args);
   }
   DesugarOpCall(op_name, call, &op, &args, &attrs);
   Value v;

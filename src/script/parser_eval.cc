@@ -122,6 +122,11 @@ Value Lowerer::EvalName(const PyExpr* e) {
     DataType dtype = DataType::Int(64);
     bool size_var = false;
     auto it = fn_->prelude_decls.find(std::string(e->text));
+    if (it != fn_->prelude_decls.end() && it->second.kind == Value::Kind::kPrim) {
+      Value constant = it->second;  // the body binds the name to a constant
+      constant.node = e;
+      return constant;
+    }
     if (it != fn_->prelude_decls.end()) {
       dtype = it->second.dtype;
       size_var = it->second.is_size_var;

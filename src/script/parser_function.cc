@@ -114,8 +114,13 @@ void Lowerer::CollectPreludeDecls(const PyStmt* def, FunctionState* fn) {
       std::string callee = DottedName(value->items[0]);
       if (callee.rfind("T.", 0) != 0 || symbols_.Lookup("T") != nullptr) return;
       Value v = Eval(value);
-      if (v.kind == Value::Kind::kSymDecl)
+      // A declaration (n = T.int64()) or, as TVM resolves it too, a constant (n = T.int64(4))
+      // that the signature's dims of that name stand for.
+      bool constant = v.kind == Value::Kind::kPrim && v.prim != nullptr &&
+                      v.prim->kind() == ir::NodeKind::kIntImm;
+      if (v.kind == Value::Kind::kSymDecl || constant) {
         fn->prelude_decls.try_emplace(std::string(target->text), v);
+      }
     };
     const PyExpr* target = s->target;
     const PyExpr* value = s->value;

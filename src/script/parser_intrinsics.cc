@@ -1,7 +1,7 @@
 // Lowering: T.* and I.* calls — scalar immediates and casts (T.int64(5), T.float32(0.5)),
 // symbolic declarations (T.int64(), T.Var("n", "int64")), TIR intrinsics in symbolic
 // expressions (T.min, T.floordiv, T.Select, T.if_then_else, ...), index-map lambdas, and the
-// attribute-only I.* calls (I.vdevice(...)).
+// attribute-only calls (I.vdevice(...), R.device_mesh(...)).
 #include <limits>
 
 #include "pipesplit/support/diagnostic.h"
@@ -123,13 +123,14 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
   }
   if (name == "index_map") {
     if (call->items.size() != 2) Error(call, "T.index_map expects a lambda");
-    // The index dtype is that of the lambda's vars; TVM does not keep it otherwise.
-    DataType index_dtype = DataType::Int(64);
+    // The lambda's vars are int64 whatever index_dtype says: TVM prints an index map without
+    // its index dtype, so its text (and any module printed and parsed again) has int64 vars.
+    // Keeping int32 here would make a module differ from its own reprint.
     ir::AttrMap kwargs;
     for (const PyKeyword& kw : call->keywords) {
       Value value = Eval(kw.value);
       if (kw.name == "index_dtype") {
-        index_dtype = ToDType(value, kw.value);
+        ToDType(value, kw.value);  // checked, then dropped
       } else {
         kwargs.emplace_back(std::string(kw.name), ToAttr(value, kw.value));
       }
@@ -138,7 +139,7 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
     if (fn->kind != PyExprKind::kLambda) Error(fn, "T.index_map expects a lambda");
     ir::AttrCall index_map;
     index_map.callee = "T.index_map";
-    index_map.args.push_back(EvalLambda(fn, index_dtype).attr);
+    index_map.args.push_back(EvalLambda(fn, DataType::Int(64)).attr);
     index_map.kwargs = std::move(kwargs);
     Value v;
     v.kind = Value::Kind::kAttr;
@@ -167,8 +168,12 @@ Value Lowerer::EvalIrBuiltin(const std::string& name, const PyExpr* call) {
     Error(call, "I." + name + " is only allowed in the module body");
   }
   if (name == "ir_module") Error(call, "I.ir_module is a decorator");
+  return EvalAttrCall("I." + name, call);
+}
+
+Value Lowerer::EvalAttrCall(const std::string& callee, const PyExpr* call) {
   ir::AttrCall attr_call;
-  attr_call.callee = "I." + name;
+  attr_call.callee = callee;
   for (size_t i = 1; i < call->items.size(); ++i) {
     attr_call.args.push_back(ToAttr(Eval(call->items[i]), call->items[i]));
   }

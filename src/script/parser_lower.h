@@ -136,7 +136,7 @@ struct FunctionState {
   // Finished binding blocks of each open SeqExpr (function body, if branches).
   std::vector<std::vector<ir::BindingBlock>> seq_blocks;
   // Symbolic declarations found in the top-level body (`n = T.int32()`): their dtype decides
-  // the dtype of the signature's var of that name.
+  // the dtype of the signature's var of that name; a constant (`n = T.int64(4)`) replaces it.
   std::unordered_map<std::string, Value> prelude_decls;
   // Dataflow block being parsed.
   bool in_dataflow = false;
@@ -258,6 +258,8 @@ class Lowerer {
   Value EvalRelaxBuiltin(const std::string& name, const PyExpr* call);
   Value EvalTirBuiltin(const std::string& name, const PyExpr* call);
   Value EvalIrBuiltin(const std::string& name, const PyExpr* call);
+  // A call kept as an attribute value (AttrCall named `callee`), e.g. a global info.
+  Value EvalAttrCall(const std::string& callee, const PyExpr* call);
   Value CallOp(const std::string& op_name, const PyExpr* call);
   void DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
                      std::vector<ir::Expr>* args, ir::AttrMap* attrs);

@@ -4,6 +4,7 @@
 // functions (I.module_attrs, I.module_global_infos, `name = R.ExternFunc(...)`), then a
 // declaration of every function (a GlobalVar with the signature as FuncSInfo, so `cls.f`
 // resolves in any order), then the bodies. @T.prim_func members are lowered to TIR (parser_tir.h).
+#include "pipesplit/ir/vdevice.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/lexer.h"
@@ -278,6 +279,17 @@ void Lowerer::LowerModuleStatement(const PyStmt* s) {
           for (auto& [key, value] : map) attrs = ir::WithAttr(std::move(attrs), key, value);
           module_.set_attrs(std::move(attrs));
           return;
+        }
+        // Virtual devices as TVM stores them (targets expanded, id and scope written out).
+        for (auto& [key, value] : map) {
+          const ir::AttrList* items = key == "vdevice" ? value.as_list() : nullptr;
+          if (items == nullptr) continue;
+          ir::AttrList completed;
+          for (const ir::AttrValue& item : *items) {
+            const ir::AttrCall* call = item.as_call();
+            completed.push_back(call ? ir::AttrValue(ir::CompleteVDevice(*call)) : item);
+          }
+          value = ir::AttrValue(std::move(completed));
         }
         module_.set_global_infos(map);
         vdevices_.clear();

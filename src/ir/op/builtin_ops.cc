@@ -184,7 +184,8 @@ void RegisterBuiltinOps() {
               .params = {Arg("gvar"), Arg("args"), RequiredAttr("inplace_indices"),
                          SInfoArgs("out_sinfo"), OptionalArg("tir_vars")},
               .infer = InferCallTIRInplace,
-              .summary = "call a TIR kernel that writes some outputs into its inputs"});
+              .summary = "call a TIR kernel that writes some outputs into its inputs",
+              .complete_attrs = ListifyInts({"inplace_indices"})});
   RegisterOp(
       {.name = "relax.call_tir_with_grad",
        .params = {Arg("gvar"), Arg("args"), SInfoArgs("out_sinfo"), RequiredAttr("te_grad_name"),
@@ -207,7 +208,8 @@ void RegisterBuiltinOps() {
       {.name = "relax.call_inplace_packed",
        .params = {Arg("func"), Variadic("args"), RequiredAttr("inplace_indices"), SInfoArgs()},
        .infer = InferCallInplacePacked,
-       .summary = "call a packed function that mutates some arguments"});
+       .summary = "call a packed function that mutates some arguments",
+       .complete_attrs = ListifyInts({"inplace_indices"})});
   RegisterOp({.name = "relax.call_builtin_with_ctx",
               .params = {Arg("func"), Arg("args"), SInfoArgs()},
               .is_pure = false,

@@ -448,6 +448,18 @@ StructInfo InferMeshgrid(const CallNode& call) {
   return TupleSInfo(std::vector<StructInfo>(tensors.size(), field));
 }
 
+// R.layout_transform makes an index map of a bare lambda (index_map=lambda i: ...) with int64
+// vars, which prints as T.index_map(lambda i: ...).
+AttrMap CompleteLayoutTransform(AttrMap attrs, const std::vector<Expr>&) {
+  for (auto& [key, value] : attrs) {
+    const AttrCall* call = value.as_call();
+    if (key != "index_map" || call == nullptr || call->callee != "lambda") continue;
+    AttrCall index_map{.callee = "T.index_map", .args = {value}, .kwargs = {}};
+    value = AttrValue(std::move(index_map));
+  }
+  return attrs;
+}
+
 }  // namespace
 
 void RegisterManipulationOps() {
@@ -494,7 +506,8 @@ void RegisterManipulationOps() {
        .params = {Arg("x"), RequiredAttr("index_map"), Attr("pad_value", AttrValue()),
                   Attr("axis_separators", AttrList{}), Attr("input_axis_separators", AttrList{})},
        .infer = nullptr,
-       .summary = "transform a tensor's layout with an index map"});
+       .summary = "transform a tensor's layout with an index map",
+       .complete_attrs = CompleteLayoutTransform});
   RegisterOp({.name = "relax.collapse_sum_like",
               .params = {Arg("data"), Arg("collapse_target")},
               .infer = InferCollapseSumLike,

@@ -110,6 +110,74 @@ InferStructInfoFn Inspect(DataType dtype) {
   };
 }
 
+// ---- Vision (detection post-processing); box tensors are [batch, boxes, elements] ----
+
+// The shape of tensor argument `arg`, which must have rank `ndim`; nullopt when unknown.
+std::optional<std::vector<PrimExpr>> ShapeOfRank(const CallNode& call, size_t arg, int ndim) {
+  const TensorSInfoNode& t = TensorArg(call, arg);
+  if (t.ndim() != -1 && t.ndim() != ndim) {
+    Fail(call, ArgName(call, arg) + " must be " + std::to_string(ndim) + "-d, got " +
+                   std::to_string(t.ndim()) + "-d");
+  }
+  if (!t.shape()) return std::nullopt;
+  return *t.shape();
+}
+
+// A tensor of the given dims, or of their number only when the dims are unknown.
+StructInfo TensorOrNdim(const std::optional<std::vector<PrimExpr>>& dims, int ndim, DataType dtype,
+                        const std::string& vdevice) {
+  return dims ? MakeTensor(*dims, dtype, vdevice) : MakeTensorNdim(dtype, ndim, vdevice);
+}
+
+// (valid count [B] int32, the boxes moved [B, N, K], their indices [B, N] int32).
+StructInfo InferGetValidCounts(const CallNode& call) {
+  CheckArgCount(call, 1);
+  auto shape = ShapeOfRank(call, 0, 3);
+  const std::string& vdevice = TensorArg(call, 0).vdevice();
+  DataType i32 = DataType::Int(32);
+  std::optional<std::vector<PrimExpr>> count, indices;
+  if (shape) count = {{(*shape)[0]}}, indices = {{(*shape)[0], (*shape)[1]}};
+  return TupleSInfo({TensorOrNdim(count, 1, i32, vdevice), ArgSInfo(call, 0),
+                     TensorOrNdim(indices, 2, i32, vdevice)});
+}
+
+// The boxes kept ([B, N, K], as data) when return_indices is false; else their indices
+// [B, N] int32 and count [B, 1] int32, preceded by the rescored boxes for soft NMS (sigma > 0).
+StructInfo InferNonMaxSuppression(const CallNode& call) {
+  CheckArgCount(call, 3);
+  auto shape = ShapeOfRank(call, 0, 3);
+  TensorArg(call, 1);
+  TensorArg(call, 2);
+  CallAttrs attrs(call);
+  if (!attrs.Bool("return_indices")) return ArgSInfo(call, 0);
+  const std::string& vdevice = TensorArg(call, 0).vdevice();
+  DataType i32 = DataType::Int(32);
+  std::optional<std::vector<PrimExpr>> indices, count;
+  if (shape) indices = {{(*shape)[0], (*shape)[1]}}, count = {{(*shape)[0], Int64(1)}};
+  std::vector<StructInfo> fields;
+  const AttrValue& sigma = attrs.Get("soft_nms_sigma");
+  const double* sigma_f = sigma.as_float();
+  std::optional<int64_t> sigma_i = sigma.ToInt();
+  if ((sigma_f != nullptr && *sigma_f > 0) || (sigma_i && *sigma_i > 0)) {
+    fields.push_back(ArgSInfo(call, 0));
+  }
+  fields.push_back(TensorOrNdim(indices, 2, i32, vdevice));
+  fields.push_back(TensorOrNdim(count, 2, i32, vdevice));
+  return TupleSInfo(std::move(fields));
+}
+
+// cls_pred [B, C, N], loc_pred [B, 4N], anchor [1, N, 4] -> (boxes [B, N, 4], scores [B, C, N]).
+StructInfo InferMultiboxTransformLoc(const CallNode& call) {
+  CheckArgCount(call, 3);
+  auto cls = ShapeOfRank(call, 0, 3);
+  ShapeOfRank(call, 1, 2);
+  ShapeOfRank(call, 2, 3);
+  const TensorSInfoNode& loc_t = TensorArg(call, 1);
+  std::optional<std::vector<PrimExpr>> boxes;
+  if (cls) boxes = {{(*cls)[0], (*cls)[2], Int64(4)}};
+  return TupleSInfo({TensorOrNdim(boxes, 3, loc_t.dtype(), loc_t.vdevice()), ArgSInfo(call, 0)});
+}
+
 std::vector<OpParam> ResizeParams(int n) {
   AttrList roi;
   for (int i = 0; i < 2 * n; ++i) roi.emplace_back(FloatImm(0.0, DataType::Float(32)));
@@ -127,23 +195,25 @@ std::vector<OpParam> ResizeParams(int n) {
 }
 
 void RegisterVision() {
-  RegisterOp({.name = "relax.vision.roi_align",
-              .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
-                         RequiredAttr("spatial_scale"), Attr("sample_ratio", -1),
-                         Attr("aligned", false), Attr("layout", "NCHW"), Attr("mode", "avg")},
-              .infer = nullptr,
-              .summary = "region-of-interest align pooling",
-              .complete_attrs = ListifyInts({"pooled_size"})});
-  RegisterOp({.name = "relax.vision.roi_pool",
-              .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
-                         RequiredAttr("spatial_scale"), Attr("layout", "NCHW")},
-              .infer = nullptr,
-              .summary = "region-of-interest max pooling",
-              .complete_attrs = ListifyInts({"pooled_size"})});
+  RegisterOp(
+      {.name = "relax.vision.roi_align",
+       .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
+                  RequiredAttr("spatial_scale"), Attr("sample_ratio", -1), Attr("aligned", false),
+                  Attr("layout", "NCHW"), Attr("mode", "avg")},
+       .infer = nullptr,
+       .summary = "region-of-interest align pooling",
+       .complete_attrs = Then(ListifyInts({"pooled_size"}), FloatifyInts({"spatial_scale"}))});
+  RegisterOp(
+      {.name = "relax.vision.roi_pool",
+       .params = {Arg("data"), Arg("rois"), RequiredAttr("pooled_size"),
+                  RequiredAttr("spatial_scale"), Attr("layout", "NCHW")},
+       .infer = nullptr,
+       .summary = "region-of-interest max pooling",
+       .complete_attrs = Then(ListifyInts({"pooled_size"}), FloatifyInts({"spatial_scale"}))});
   RegisterOp({.name = "relax.vision.get_valid_counts",
               .params = {Arg("data"), Attr("score_threshold", 0.0), Attr("id_index", 0),
                          Attr("score_index", 1)},
-              .infer = nullptr,
+              .infer = InferGetValidCounts,
               .summary = "count and move the boxes above a score threshold to the front"});
   RegisterOp(
       {.name = "relax.vision.non_max_suppression",
@@ -152,7 +222,7 @@ void RegisterVision() {
                   Attr("coord_start", 2), Attr("score_index", 1), Attr("id_index", 0),
                   Attr("return_indices", true), Attr("invalid_to_bottom", false),
                   Attr("soft_nms_sigma", 0.0), Attr("score_threshold", 0.0)},
-       .infer = nullptr,
+       .infer = InferNonMaxSuppression,
        .summary = "non-maximum suppression of detection boxes"});
   RegisterOp(
       {.name = "relax.vision.all_class_non_max_suppression",
@@ -164,7 +234,7 @@ void RegisterVision() {
               .params = {Arg("cls_pred"), Arg("loc_pred"), Arg("anchor"), Attr("clip", false),
                          Attr("threshold", 0.0), Attr("variances", FloatList({1.0, 1.0, 1.0, 1.0})),
                          Attr("keep_background", true)},
-              .infer = nullptr,
+              .infer = InferMultiboxTransformLoc,
               .summary = "decode SSD box predictions against anchors"});
 }
 

@@ -53,6 +53,11 @@ AttrValue FloatList(const std::vector<double>& values);
 // constructors treat them (axis=1 is stored as [1]).
 using CompleteAttrsFn = std::function<AttrMap(AttrMap, const std::vector<Expr>&)>;
 CompleteAttrsFn ListifyInts(const std::vector<std::string>& names);
+// A complete_attrs hook for required attributes TVM declares as floats (no default to take the
+// type from): an int is stored as a float (spatial_scale=1 is 1.0).
+CompleteAttrsFn FloatifyInts(const std::vector<std::string>& names);
+// The hook that runs `first`, then `second`.
+CompleteAttrsFn Then(CompleteAttrsFn first, CompleteAttrsFn second);
 // Relax expressions used as defaults of optional arguments.
 Expr DefaultStr(const std::string& value);  // R.str(value)
 Expr DefaultInt(int64_t value);             // R.prim_value(value) (int64)

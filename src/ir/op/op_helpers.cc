@@ -51,6 +51,22 @@ CompleteAttrsFn ListifyInts(const std::vector<std::string>& names) {
   };
 }
 
+CompleteAttrsFn FloatifyInts(const std::vector<std::string>& names) {
+  return [names](AttrMap attrs, const std::vector<Expr>&) {
+    for (auto& [key, value] : attrs) {
+      if (std::find(names.begin(), names.end(), key) == names.end()) continue;
+      if (const int64_t* v = value.as_int()) value = static_cast<double>(*v);
+    }
+    return attrs;
+  };
+}
+
+CompleteAttrsFn Then(CompleteAttrsFn first, CompleteAttrsFn second) {
+  return [first, second](AttrMap attrs, const std::vector<Expr>& args) {
+    return second(first(std::move(attrs), args), args);
+  };
+}
+
 Expr DefaultStr(const std::string& value) { return Make<StringImmNode>(value); }
 Expr DefaultInt(int64_t value) { return Make<PrimValueNode>(IntImm(value)); }
 Expr DefaultVoidTuple() { return Make<TupleNode>(std::vector<Expr>{}, VoidSInfo()); }

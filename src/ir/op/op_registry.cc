@@ -110,6 +110,38 @@ AttrMap OrderAttrs(const OpInfo& info, const AttrMap& attrs) {
   return out;
 }
 
+namespace {
+
+// A written value converted to the type of the attribute's default, as TVM's typed attribute
+// fields convert Python values: an int where a float is declared (extrapolation_value=0 is 0.0),
+// numbers in a list of float immediates (resize2d's roi=[0.0, ...] holds float32 immediates).
+AttrValue ToDefaultType(const AttrValue& written, const AttrValue& default_value) {
+  if (default_value.as_float() != nullptr) {
+    if (const int64_t* i = written.as_int()) return static_cast<double>(*i);
+    return written;
+  }
+  const AttrList* defaults = default_value.as_list();
+  const AttrList* items = written.as_list();
+  if (defaults == nullptr || defaults->empty() || items == nullptr) return written;
+  const PrimExpr* first = (*defaults)[0].as_prim_expr();
+  if (first == nullptr || (*first)->kind() != NodeKind::kFloatImm) return written;
+  DataType dtype = (*first)->dtype();
+  AttrList out;
+  out.reserve(items->size());
+  for (const AttrValue& item : *items) {
+    if (const double* f = item.as_float()) {
+      out.emplace_back(FloatImm(*f, dtype));
+    } else if (const int64_t* i = item.as_int()) {
+      out.emplace_back(FloatImm(static_cast<double>(*i), dtype));
+    } else {
+      return written;  // not a list of numbers: kept as written
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 AttrMap CompleteAttrs(const OpInfo& info, const AttrMap& attrs, const std::vector<Expr>& args) {
   AttrMap out;
   for (const OpParam* p : AttrParams(info)) {
@@ -120,7 +152,8 @@ AttrMap CompleteAttrs(const OpInfo& info, const AttrMap& attrs, const std::vecto
     bool none_means_default = written != nullptr && written->is_none() && p->default_value &&
                               p->default_value->as_string() != nullptr;
     if (written != nullptr && !none_means_default) {
-      out.emplace_back(p->name, *written);
+      out.emplace_back(p->name,
+                       p->default_value ? ToDefaultType(*written, *p->default_value) : *written);
     } else if (p->default_value) {
       out.emplace_back(p->name, *p->default_value);
     }

@@ -7,6 +7,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
+#include "tests/script/mlc_defaults.h"
 #include "tests/script/parser/parser_test_util.h"
 
 namespace pipesplit::script {
@@ -22,7 +23,8 @@ TEST(ParserRoundTrip, MlcDumpsPrintBackByteForByte) {
     std::string text, error;
     ASSERT_TRUE(ReadFile(entry.path().string(), &text, &error)) << error;
     ir::IRModule mod = ParseModule(text, entry.path().filename().string());
-    EXPECT_EQ(PrintModule(mod), text) << entry.path();
+    // Byte for byte, apart from attributes newer than the dump that print with their default.
+    EXPECT_EQ(testing::WithoutPost2023Defaults(PrintModule(mod)), text) << entry.path();
     ++files;
   }
   EXPECT_GT(files, 0);
