@@ -51,6 +51,7 @@ const std::vector<PassInfo>& RegisteredPasses() {
   static const std::vector<PassInfo> kPasses = [] {
     std::vector<PassInfo> all = {
         AttachPipelineStagesPassInfo(),
+        AutoPipelineStagesPassInfo(),
         PipelineParallelRewritePassInfo(),
         VerifyPassInfo(),
     };

@@ -7,6 +7,7 @@
 namespace pipesplit::transform {
 
 PassInfo AttachPipelineStagesPassInfo();
+PassInfo AutoPipelineStagesPassInfo();
 PassInfo PipelineParallelRewritePassInfo();
 PassInfo VerifyPassInfo();
 
