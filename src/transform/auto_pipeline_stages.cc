@@ -74,6 +74,12 @@ class AutoPipelineStagesPass : public Pass {
       ir::Function func = SinkWeightReads(Check(*member));
       staged.Update(member->gvar, func);
       profiles.push_back(analysis::ProfileFunction(staged, member->gvar, func, options_));
+      if (profiles.back().weight_bytes != profiles.front().weight_bytes) {
+        ThrowError(span_, "auto-pipeline-stages: '" + member->gvar->name_hint() + "' and '" +
+                              profiles.front().gvar->name_hint() +
+                              "' read different packed_params and cannot share a partition "
+                              "(partition them separately with funcs=)");
+      }
     }
     analysis::PartitionResult result;
     try {

@@ -400,6 +400,34 @@ TEST(AutoPartitionErrorTest, BadOptions) {
               HasSubstr("no Relax function named 'nope'"));
 }
 
+TEST(AutoPartitionErrorTest, FunctionsWithDifferentWeightsCannotShare) {
+  const char* text = R"(@I.ir_module
+class Module:
+    @R.function
+    def f(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            a = R.add(x, x)
+            w = packed_params[0]
+            c = R.add(a, w)
+            R.output(c)
+        return c
+
+    @R.function
+    def g(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((8,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            a = R.add(x, x)
+            c = R.multiply(a, a)
+            R.output(c)
+        return c
+)";
+  EXPECT_THAT(ErrorOf(text, "auto-pipeline-stages{stages=2}"),
+              HasSubstr("read different packed_params and cannot share a partition"));
+  // Each alone is fine: g has one cut point (after a).
+  EXPECT_EQ(Partition(text, "stages=2,funcs=g").result.cuts[0], (std::vector<int>{1}));
+}
+
 TEST(AutoPartitionErrorTest, NothingToPartition) {
   const char* text = R"(@I.ir_module
 class Module:
