@@ -400,6 +400,31 @@ TEST(AutoPartitionErrorTest, BadOptions) {
               HasSubstr("no Relax function named 'nope'"));
 }
 
+TEST(AutoPartitionCutTest, ObjectsStayWithTheStageThatUsesThem) {
+  // `o` (an object) is live from its binding to its use: no cut falls in between.
+  const char* text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), packed_params: R.Tuple(R.Tensor((4,), dtype="float32"))) -> R.Tensor((4,), dtype="float32"):
+        R.func_attr({"num_input": 1})
+        with R.dataflow():
+            a = R.add(x, x)
+            o = R.call_pure_packed("test.make_object", a, sinfo_args=(R.Object,))
+            b = R.multiply(a, a)
+            c = R.call_pure_packed("test.use_object", o, b, sinfo_args=(R.Tensor((4,), dtype="float32"),))
+            d = R.add(c, c)
+            R.output(d)
+        return d
+)";
+  ir::IRModule mod = script::ParseModule(text, "objects.py");
+  analysis::PartitionOptions po;
+  FunctionProfile p =
+      analysis::ProfileFunction(mod, mod.GetGlobalVar("main"), mod.LookupFunction("main"), po);
+  EXPECT_EQ(p.cut_point, (std::vector<bool>{false, true, false, false, true, false}));
+  EXPECT_EQ(p.cross_count[2], 2);  // a and o
+  EXPECT_EQ(Partition(text, "stages=3").result.cuts[0], (std::vector<int>{1, 4}));
+}
+
 TEST(AutoPartitionErrorTest, FunctionsWithDifferentWeightsCannotShare) {
   const char* text = R"(@I.ir_module
 class Module:
