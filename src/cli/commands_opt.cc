@@ -1,4 +1,5 @@
 // pipesplit opt / passes.
+#include <algorithm>
 #include <cstdio>
 
 #include "pipesplit/script/printer.h"
@@ -18,6 +19,7 @@ Runner AddOptCommand(CLI::App& app) {
     bool time_passes = false;
     std::string stage_report;
     std::string stage_report_format = "json";
+    std::string stage_report_svg;
     std::optional<ir::Syntax> syntax;
   };
   auto args = std::make_shared<Args>();
@@ -33,9 +35,18 @@ Runner AddOptCommand(CLI::App& app) {
                   "write the stage report of pipeline-parallel-rewrite ('-' for stdout)");
   cmd->add_option("--stage-report-format", args->stage_report_format, "json or text")
       ->check(CLI::IsMember({"json", "text"}));
+  cmd->add_option("--stage-report-svg", args->stage_report_svg,
+                  "write an SVG bar chart of the auto-pipeline-stages partition");
   AddSyntaxOption(cmd, &args->syntax);
   return [args] {
     auto pipeline = transform::ParsePipeline(args->pipeline, "--passes");
+    if (!args->stage_report_svg.empty() &&
+        std::none_of(pipeline->passes().begin(), pipeline->passes().end(),
+                     [](const auto& pass) { return pass->name() == "auto-pipeline-stages"; })) {
+      std::fputs("error: --stage-report-svg needs an auto-pipeline-stages pass in the pipeline\n",
+                 stderr);
+      return 1;
+    }
     ir::IRModule mod = LoadModule(args->input);
     transform::PassContext ctx;
     ctx.verify_each = args->verify_each;
@@ -49,9 +60,14 @@ Runner AddOptCommand(CLI::App& app) {
       const std::vector<transform::StagePlan> none;
       const auto* set = ctx.Get<std::vector<transform::StagePlan>>();
       const std::vector<transform::StagePlan>& plans = set != nullptr ? *set : none;
+      const auto* partition = ctx.Get<analysis::PartitionResult>();
       WriteOutput(args->stage_report, args->stage_report_format == "text"
-                                          ? transform::StageReportText(plans)
-                                          : transform::StageReportJson(plans));
+                                          ? transform::StageReportText(plans, partition)
+                                          : transform::StageReportJson(plans, partition));
+    }
+    if (!args->stage_report_svg.empty()) {
+      WriteOutput(args->stage_report_svg,
+                  transform::PartitionSvg(*ctx.Get<analysis::PartitionResult>()));
     }
     WriteOutput(args->output, text);
     if (ctx.time_passes) std::fputs(ctx.TimingReport().c_str(), stderr);

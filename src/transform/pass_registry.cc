@@ -52,6 +52,7 @@ const std::vector<PassInfo>& RegisteredPasses() {
     std::vector<PassInfo> all = {
         AttachPipelineStagesPassInfo(),
         LegalizeOpsPassInfo(),
+        AutoPipelineStagesPassInfo(),
         PipelineParallelRewritePassInfo(),
         VerifyPassInfo(),
     };

@@ -8,6 +8,7 @@ namespace pipesplit::transform {
 
 PassInfo AttachPipelineStagesPassInfo();
 PassInfo LegalizeOpsPassInfo();
+PassInfo AutoPipelineStagesPassInfo();
 PassInfo PipelineParallelRewritePassInfo();
 PassInfo VerifyPassInfo();
 

@@ -132,15 +132,18 @@ std::string BytesOf(const ir::StructInfo& sinfo) {
   return b ? ir::ToString(b) : "?";
 }
 
-std::string StageReportJson(const std::vector<StagePlan>& plans) {
+std::string StageReportJson(const std::vector<StagePlan>& plans,
+                            const analysis::PartitionResult* partition) {
   ordered_json root;
   root["functions"] = ordered_json::array();
   for (const StagePlan& plan : plans) root["functions"].push_back(PlanJson(plan));
+  if (partition != nullptr) root["partition"] = PartitionJson(*partition);
   return root.dump(2) + "\n";
 }
 
-std::string StageReportText(const std::vector<StagePlan>& plans) {
-  std::string out;
+std::string StageReportText(const std::vector<StagePlan>& plans,
+                            const analysis::PartitionResult* partition) {
+  std::string out = partition != nullptr ? PartitionText(*partition) : std::string();
   for (const StagePlan& plan : plans) {
     ordered_json f = PlanJson(plan);
     out += fmt::format("function {} ({} stages)\n", plan.gvar->name_hint(), plan.num_stages);

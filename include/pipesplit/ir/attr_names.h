@@ -21,6 +21,9 @@ inline constexpr const char kPipelineParallelStages[] = "pipeline_parallel_stage
 // When true, the function counts as pure even though it contains impure calls.
 inline constexpr const char kForcePure[] = "relax.force_pure";
 
+// {"n": 2048, ...}: upper bounds of a function's symbolic vars (read by the cost model).
+inline constexpr const char kTirVarUpperBound[] = "tir_var_upper_bound";
+
 }  // namespace pipesplit::ir::attr
 
 #endif  // PIPESPLIT_IR_ATTR_NAMES_H_
