@@ -19,6 +19,7 @@ Runner AddExampleCommand(CLI::App& app) {
 
   auto llama = std::make_shared<models::LlamaConfig>();
   auto llama_dir = std::make_shared<std::string>();
+  auto microbatches = std::make_shared<int>(0);
   CLI::App* l = cmd->add_subcommand(
       "llama", "a tiny runnable Llama (model.py, params.safetensors, inputs.safetensors)");
   l->add_option("--layers", llama->layers, "transformer layers");
@@ -30,6 +31,10 @@ Runner AddExampleCommand(CLI::App& app) {
   l->add_option("--stages", llama->stages, "pipeline stages");
   l->add_option("--seed", llama->seed, "random seed of weights and inputs");
   l->add_option("-o,--output", *llama_dir, "output directory")->required();
+  l->add_option("--microbatches", *microbatches,
+                "also write microbatches.safetensors: M requests as <input>.<k> (request k from "
+                "seed + k), for run --microbatches")
+      ->check(CLI::Range(1, 4096));
 
   auto lowered = std::make_shared<models::LoweredLlamaConfig>();
   auto lowered_out = std::make_shared<std::string>("-");
@@ -64,6 +69,17 @@ Runner AddExampleCommand(CLI::App& app) {
     runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
                               example.weight_metadata);
     runtime::WriteSafetensors((dir / "inputs.safetensors").string(), example.inputs);
+    if (*microbatches > 0) {
+      std::vector<runtime::NamedTensor> requests;
+      for (int k = 0; k < *microbatches; ++k) {
+        models::LlamaConfig config = *llama;
+        config.seed = llama->seed + static_cast<uint64_t>(k);
+        for (auto& [name, t] : models::GenerateLlamaExample(config).inputs) {
+          requests.emplace_back(name + "." + std::to_string(k), t);
+        }
+      }
+      runtime::WriteSafetensors((dir / "microbatches.safetensors").string(), requests);
+    }
     int64_t bytes = 0;
     for (const auto& [name, t] : example.weights) bytes += t.nbytes();
     std::printf(
