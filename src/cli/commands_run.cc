@@ -193,6 +193,27 @@ int RunThreadsCommand(const RunArgs& args) {
   return 0;
 }
 
+// The first rank of every group hands its slices to the first rank of the last group, which
+// prints the summary and writes the trace and timeline.
+void GatherTrace(const RunArgs& args, const runtime::SessionOptions& options,
+                 const ir::IRModule& mod, std::vector<runtime::TraceSlice> slices,
+                 runtime::Transport& transport, int rank) {
+  const int reporter = (options.num_groups - 1) * options.group_size;
+  if (options.num_groups < 2 || rank % options.group_size != 0) return;
+  if (rank != reporter) {
+    transport.Send(rank, reporter, runtime::SlicesToTensor(slices));
+    return;
+  }
+  for (int g = 0; g + 1 < options.num_groups; ++g) {
+    std::vector<runtime::TraceSlice> more =
+        runtime::SlicesFromTensor(transport.Recv(rank, g * options.group_size, options.timeout));
+    slices.insert(slices.end(), more.begin(), more.end());
+  }
+  ReportTrace(args.pipeline, runtime::MakeRunTrace(options.num_groups, options.num_microbatches,
+                                                   runtime::AnalyzeEntry(mod, args.entry).stages,
+                                                   std::move(slices)));
+}
+
 int RunMpiWorker(const RunArgs& args) {
   int rank = runtime::MpiRank();
   int world = runtime::MpiWorldSize();
@@ -211,9 +232,6 @@ int RunMpiWorker(const RunArgs& args) {
     }
     options.num_groups = world / options.group_size;
   }
-  if (!args.pipeline.trace.empty() || !args.pipeline.timeline.empty()) {
-    throw runtime::RuntimeError("--trace and --timeline need --transport threads");
-  }
   ApplyPipelineArgs(args.pipeline, &options);  // with the groups the ranks form
   options.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
   if (args.pipeline.threads_per_group > 0) {
@@ -225,10 +243,12 @@ int RunMpiWorker(const RunArgs& args) {
   std::vector<std::vector<runtime::Value>> inputs =
       LoadInputs(args.inputs, mod, args.entry, args.pipeline);
   if (options.threads_per_group > 0) runtime::SetThreadNumThreads(options.threads_per_group);
+  // Epoch 0 of the monotonic clock: the same on every rank of one host.
+  runtime::TraceRecorder recorder(std::chrono::steady_clock::time_point{});
   runtime::RunResult result;
   try {
-    result =
-        runtime::RunPipelineWorker(mod, args.entry, inputs, weights, options, *transport, rank);
+    result = runtime::RunPipelineWorker(mod, args.entry, inputs, weights, options, *transport, rank,
+                                        &recorder);
   } catch (const runtime::WorkerError& e) {
     if (!e.aborted()) transport->Abort(rank, e.what());
     throw;
@@ -240,6 +260,7 @@ int RunMpiWorker(const RunArgs& args) {
     std::printf("wrote %zu output%s to %s\n", outputs.size(), outputs.size() == 1 ? "" : "s",
                 args.output.c_str());
   }
+  GatherTrace(args, options, mod, recorder.Take(), *transport, rank);
   return 0;
 }
 

@@ -78,6 +78,50 @@ std::vector<TraceSlice> TraceRecorder::Take() {
   return out;
 }
 
+RunTrace MakeRunTrace(int num_groups, int num_microbatches,
+                      std::vector<std::string> group_functions, std::vector<TraceSlice> slices) {
+  RunTrace trace;
+  trace.num_groups = num_groups;
+  trace.num_microbatches = num_microbatches;
+  trace.group_functions = std::move(group_functions);
+  double origin = slices.empty() ? 0 : slices[0].begin_us;
+  for (const TraceSlice& s : slices) origin = std::min(origin, s.begin_us);
+  for (TraceSlice& s : slices) {
+    s.begin_us -= origin;
+    s.end_us -= origin;
+  }
+  std::sort(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
+    return a.begin_us != b.begin_us ? a.begin_us < b.begin_us : a.end_us > b.end_us;
+  });
+  trace.slices = std::move(slices);
+  return trace;
+}
+
+Tensor SlicesToTensor(const std::vector<TraceSlice>& slices) {
+  std::vector<double> values;
+  for (const TraceSlice& s : slices) {
+    values.insert(values.end(), {static_cast<double>(s.kind), static_cast<double>(s.group),
+                                 static_cast<double>(s.microbatch), s.begin_us, s.end_us});
+  }
+  return MakeTensor(DataType::Float(64), {static_cast<int64_t>(slices.size()), 5}, values);
+}
+
+std::vector<TraceSlice> SlicesFromTensor(const Tensor& t) {
+  if (t.dtype() != DataType::Float(64) || t.ndim() != 2 || t.shape()[1] != 5) {
+    throw RuntimeError("expected trace slices as float64[n, 5], got " + t.ToString());
+  }
+  std::vector<TraceSlice> out;
+  const double* v = t.data<double>();
+  for (int64_t i = 0; i < t.shape()[0]; ++i, v += 5) {
+    const int kind = static_cast<int>(v[0]);
+    if (kind < 0 || kind > 2)
+      throw RuntimeError("trace slice of unknown kind " + std::to_string(kind));
+    out.push_back({static_cast<TraceSlice::Kind>(kind), static_cast<int>(v[1]),
+                   static_cast<int>(v[2]), v[3], v[4]});
+  }
+  return out;
+}
+
 RunSummary Summarize(const RunTrace& trace) {
   RunSummary summary;
   auto [begin, end] = Span(trace);

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "pipesplit/runtime/safetensors.h"
 #include "tests/cli/cli_test_util.h"
@@ -103,10 +104,20 @@ TEST(MicrobatchE2eTest, ThreadsAndMpiMatchEachMicrobatchAloneUnsplit) {
   EXPECT_EQ(computes, 2u * kMicrobatches);
   EXPECT_EQ(ReadText(ex.dir / "t.svg").rfind("<svg", 0), 0u);
 
-  Result mpi = Shell(Mpirun(2) + Binary() + " " + common + " --transport mpi -o " +
-                     (ex.dir / "m.safetensors").string());
+  Result mpi =
+      Shell(Mpirun(2) + Binary() + " " + common + " --transport mpi -o " +
+            (ex.dir / "m.safetensors").string() + " --trace " + (ex.dir / "m.json").string());
   ASSERT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_THAT(mpi.output, HasSubstr("pipeline: 2 groups x 3 micro-batches in "));
   ExpectEachMatchesAloneUnsplit(ex, ex.dir / "m.safetensors");
+  nlohmann::json mpi_trace = nlohmann::json::parse(ReadText(ex.dir / "m.json"));
+  std::set<std::pair<int, int>> mpi_computes;
+  for (const auto& e : mpi_trace.at("traceEvents")) {
+    if (e.value("cat", "") == "compute") {
+      mpi_computes.insert({e.at("tid").get<int>(), e.at("args").at("microbatch").get<int>()});
+    }
+  }
+  EXPECT_EQ(mpi_computes.size(), 2u * kMicrobatches);
 }
 
 TEST(MicrobatchE2eTest, VerifySplitComparesEveryMicrobatch) {
@@ -133,12 +144,11 @@ TEST(MicrobatchE2eTest, MistakesAreOneLineErrors) {
                            (ex.dir / "x.safetensors").string());
   EXPECT_EQ(plain.exit_code, 1);
   EXPECT_THAT(plain.output, HasSubstr("no tensor named 'input_ids'"));
-  Result trace =
-      Shell(Mpirun(2) + Binary() + " " + split + " --inputs " +
-            (ex.dir / "mb.safetensors").string() + " --microbatches 3 --transport mpi --trace " +
-            (ex.dir / "x.json").string() + " -o " + (ex.dir / "x.safetensors").string());
-  EXPECT_NE(trace.exit_code, 0);
-  EXPECT_THAT(trace.output, HasSubstr("--trace and --timeline need --transport threads"));
+  Result trace = Pipesplit(split + " --inputs " + (ex.dir / "mb.safetensors").string() +
+                           " --microbatches 3 --trace " + (ex.dir / "no/such/dir/x.json").string() +
+                           " -o " + (ex.dir / "x.safetensors").string());
+  EXPECT_EQ(trace.exit_code, 1);
+  EXPECT_THAT(trace.output, HasSubstr("cannot write " + (ex.dir / "no/such/dir/x.json").string()));
 }
 
 }  // namespace

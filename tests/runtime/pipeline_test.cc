@@ -381,6 +381,32 @@ TEST(TraceTest, SummaryCountsBusyTimeWithoutReceiveWaits) {
                         "37.5%, utilization group 0 67%, group 1 58%"));
 }
 
+TEST(TraceTest, SlicesTravelAsATensorAndAreRebased) {
+  RunTrace hand = HandTrace();
+  std::vector<TraceSlice> shifted = hand.slices;
+  for (TraceSlice& s : shifted) {
+    s.begin_us += 1e9;
+    s.end_us += 1e9;
+  }
+  std::vector<TraceSlice> back = SlicesFromTensor(SlicesToTensor(shifted));
+  ASSERT_EQ(back.size(), shifted.size());
+  RunTrace rebuilt = MakeRunTrace(2, 2, {"s0", "s1"}, back);
+  RunSummary a = Summarize(hand), b = Summarize(rebuilt);
+  EXPECT_DOUBLE_EQ(a.bubble_fraction, b.bubble_fraction);
+  EXPECT_EQ(rebuilt.slices.front().begin_us, 0.0);
+  for (size_t i = 1; i < rebuilt.slices.size(); ++i) {
+    EXPECT_LE(rebuilt.slices[i - 1].begin_us, rebuilt.slices[i].begin_us);
+  }
+  try {
+    SlicesFromTensor(MakeTensor(DataType::Float(32), {1, 5}, {0, 0, 0, 0, 1}));
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("expected trace slices as float64[n, 5]"));
+  }
+  EXPECT_THROW(SlicesFromTensor(MakeTensor(DataType::Float(64), {1, 5}, {7, 0, 0, 0, 1})),
+               RuntimeError);
+}
+
 TEST(TraceTest, TimelineSvgDrawsEveryComputeAndTheBubbles) {
   std::string svg = TimelineSvg(HandTrace());
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);

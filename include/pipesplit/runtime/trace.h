@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/runtime/tensor.h"
+
 namespace pipesplit::runtime {
 
 struct TraceSlice {
@@ -47,6 +49,18 @@ class TraceRecorder {
   std::mutex mu_;
   std::vector<TraceSlice> slices_;
 };
+
+// A run's trace from slices recorded anywhere: sorted by start, times rebased so the first
+// slice starts at 0.
+RunTrace MakeRunTrace(int num_groups, int num_microbatches,
+                      std::vector<std::string> group_functions, std::vector<TraceSlice> slices);
+
+// The slices as a float64 tensor [n, 5] (kind, group, micro-batch, begin, end) and back: how
+// MPI ranks hand their group's slices to the rank that reports the run (their recorders share
+// the machine's monotonic clock as epoch, so ranks on one host line up).
+Tensor SlicesToTensor(const std::vector<TraceSlice>& slices);
+// RuntimeError when `t` is not such a tensor.
+std::vector<TraceSlice> SlicesFromTensor(const Tensor& t);
 
 // Throughput, bubbles and utilization of a run. A group is busy while it computes and not
 // waiting for a receive; the makespan runs from the first slice's start to the last one's end.
