@@ -5,14 +5,18 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <thread>
 
 #include "pipesplit/runtime/schedule.h"
 #include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/threading.h"
 #include "pipesplit/runtime/trace.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/runtime/parallel.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -160,6 +164,32 @@ TEST_F(PipelineTest, ReceivesAheadOfTheComputeUseTheInbox) {
   options.max_in_flight = 3;
   options.schedule = schedule;
   ExpectEveryMicrobatchMatchesItsUnsplitRun(options);
+}
+
+TEST(ThreadsPerGroupTest, AThreadGetsItsOwnPool) {
+  const int global = GetNumThreads();
+  std::thread worker([] {
+    SetThreadNumThreads(3);
+    std::mutex mu;
+    std::set<std::thread::id> ids;
+    detail::ParallelFor(24, [&](int64_t) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+    EXPECT_GE(ids.size(), 2u);
+    EXPECT_LE(ids.size(), 3u);
+    SetThreadNumThreads(1);
+    ids.clear();
+    detail::ParallelFor(8, [&](int64_t) {
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(ids, (std::set<std::thread::id>{std::this_thread::get_id()}));
+    SetThreadNumThreads(0);
+  });
+  worker.join();
+  EXPECT_EQ(GetNumThreads(), global);  // the process-wide setting is untouched
 }
 
 TEST(ScheduleTest, PipelineSchedulesPass) {
