@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <thread>
 
@@ -53,6 +54,10 @@ void ApplyPipelineArgs(const PipelineArgs& args, runtime::SessionOptions* option
   options->threads_per_group = args.threads_per_group > 0
                                    ? args.threads_per_group
                                    : std::max(1, cores / options->num_groups);
+  // PIPESPLIT_NUM_THREADS (threading.h) still decides when the flag is not given.
+  if (args.threads_per_group == 0 && std::getenv("PIPESPLIT_NUM_THREADS") != nullptr) {
+    options->threads_per_group = 0;
+  }
   options->blas_threads_per_group = args.threads_per_group;
 }
 
@@ -233,7 +238,9 @@ int RunMpiWorker(const RunArgs& args) {
     options.num_groups = world / options.group_size;
   }
   ApplyPipelineArgs(args.pipeline, &options);  // with the groups the ranks form
-  options.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
+  if (options.threads_per_group > 0) {         // per rank: a group's share
+    options.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
+  }
   if (args.pipeline.threads_per_group > 0) {
     runtime::SetBlasThreads(std::max(1, args.pipeline.threads_per_group / options.group_size));
   }
@@ -315,7 +322,9 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     runtime::SessionOptions single;
     single.timeout = options.timeout;
     single.kernels = LoadKernels(mod, args->kernels);
-    single.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
+    single.threads_per_group = options.threads_per_group > 0
+                                   ? std::max(1, options.threads_per_group / options.group_size)
+                                   : 0;
     single.blas_threads_per_group =
         options.blas_threads_per_group > 0
             ? std::max(1, options.blas_threads_per_group / options.group_size)
