@@ -1,8 +1,12 @@
 // Runtime benchmarks: forward passes of the example Llama (single group at two sizes, and
-// split into 2 groups on threads) and in-process transport throughput.
+// split into 2 groups on threads), pipelined throughput with micro-batches, and in-process
+// transport throughput.
 #include <benchmark/benchmark.h>
 #include <time.h>
 
+#include <algorithm>
+#include <chrono>
+#include <map>
 #include <thread>
 
 #include "pipesplit/runtime/create.h"
@@ -76,6 +80,46 @@ void BM_ForwardTwoGroups(benchmark::State& state) {
   state.SetLabel("8 layers, hidden 512, 2 stages on 2 threads");
 }
 BENCHMARK(BM_ForwardTwoGroups)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Pipelined throughput on the target workload: G groups (the model split into G stages, each
+// group one kernel thread and one OpenBLAS thread, so one group uses one core) x M
+// micro-batches. Counters: micro-batches per second, the speedup over one group with the same
+// M, and the ideal G*M/(M+G-1) of a pipeline whose stages take equal time.
+void BM_PipelineThroughput(benchmark::State& state) {
+  const int groups = static_cast<int>(state.range(0));
+  const int m = static_cast<int>(state.range(1));
+  static std::map<int, Model> models;
+  if (!models.count(groups)) models.emplace(groups, MakeModel(8, 512, 8, 128, std::max(groups, 2)));
+  static std::map<int, double> single_group_rate;  // by M, from the groups = 1 runs
+  const Model& model = models.at(groups);
+  runtime::InMemoryWeights weights(model.weights);
+  runtime::SessionOptions options;
+  options.num_groups = groups;
+  options.num_microbatches = m;
+  options.threads_per_group = 1;
+  options.blas_threads_per_group = 1;
+  std::vector<std::vector<runtime::Value>> inputs(m, model.inputs);
+  auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(runtime::RunPipelineThreads(groups == 1 ? model.unsplit : model.split,
+                                                         "main", inputs, weights, options));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double rate = static_cast<double>(m) * static_cast<double>(state.iterations()) / seconds;
+  if (groups == 1) single_group_rate[m] = rate;
+  state.counters["mb_per_s"] = rate;
+  if (single_group_rate.count(m)) state.counters["speedup"] = rate / single_group_rate[m];
+  state.counters["ideal"] = static_cast<double>(groups) * m / (m + groups - 1);
+  state.SetLabel(std::to_string(groups) + " groups x " + std::to_string(m) +
+                 " micro-batches, 8 layers, hidden 512");
+}
+BENCHMARK(BM_PipelineThroughput)
+    ->ArgsProduct({{1, 2, 4}, {1, 2, 4, 8, 16}})
+    ->ArgNames({"groups", "M"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 
 void BM_ThreadTransport(benchmark::State& state) {
   const int64_t bytes = state.range(0);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: generate a tiny Llama, split it into 2 pipeline
-# stages, run the split program on 2 worker groups, and verify it against the unsplit run.
+# stages, run the split program on 2 worker groups, and verify it against the unsplit run;
+# then pipeline 8 micro-batches through 2 groups and draw the run (TIMELINE=docs/... to
+# write the SVG elsewhere, as `make demo` does for the README's picture).
 set -euo pipefail
 PIPESPLIT=${1:-build/pipesplit}
 DIR=${DEMO_DIR:-build/demo}
@@ -24,3 +26,17 @@ echo
 echo "== 4. verify: unsplit on one worker vs split on 2 groups, bit for bit =="
 "$PIPESPLIT" verify-split "$DIR/model.py" --params "$DIR/params.safetensors" \
     --inputs "$DIR/inputs.safetensors" --groups 2
+
+echo
+echo "== 5. pipeline 8 micro-batches through 2 groups (one core each); trace and timeline =="
+"$PIPESPLIT" example llama --layers 8 --hidden 256 --heads 8 --ffn 1024 --vocab 512 --seq 64 \
+    --stages 2 --microbatches 8 -o "$DIR/mb" >/dev/null
+"$PIPESPLIT" opt "$DIR/mb/model.py" -p "pipeline-parallel-rewrite,verify" \
+    -o "$DIR/mb/model.split.py"
+"$PIPESPLIT" run "$DIR/mb/model.split.py" --params "$DIR/mb/params.safetensors" \
+    --inputs "$DIR/mb/microbatches.safetensors" --microbatches 8 --threads-per-group 1 \
+    --trace "$DIR/pipeline_trace.json" --timeline "${TIMELINE:-$DIR/pipeline_timeline.svg}" \
+    -o "$DIR/mb/out.safetensors"
+echo "open $DIR/pipeline_trace.json in https://ui.perfetto.dev or chrome://tracing"
+"$PIPESPLIT" verify-split "$DIR/mb/model.py" --params "$DIR/mb/params.safetensors" \
+    --inputs "$DIR/mb/microbatches.safetensors" --microbatches 8 --threads-per-group 1

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "pipesplit/runtime/safetensors.h"
 #include "pipesplit/script/parser.h"
@@ -19,6 +21,7 @@ struct ExampleOptions {
   models::LlamaConfig config;
   std::string dir;
   bool module_only = false;
+  int microbatches = 0;  // also write microbatches.safetensors with this many requests
 };
 
 void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
@@ -31,6 +34,10 @@ void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
   cmd->add_option("--stages", o->config.stages, "pipeline stages");
   cmd->add_option("--seed", o->config.seed, "random seed of weights and inputs");
   cmd->add_option("-o,--output", o->dir, "output directory")->required();
+  cmd->add_option("--microbatches", o->microbatches,
+                  "also write microbatches.safetensors: M requests as <input>.<k> (request k from "
+                  "seed + k), for run --microbatches")
+      ->check(CLI::Range(1, 4096));
 }
 
 // Writes model.py (legalized when `lowered`) and, unless module_only, the weights and inputs.
@@ -60,6 +67,17 @@ int WriteLlama(const ExampleOptions& o, bool lowered) {
   runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
                             example.weight_metadata);
   runtime::WriteSafetensors((dir / "inputs.safetensors").string(), example.inputs);
+  if (o.microbatches > 0) {
+    std::vector<runtime::NamedTensor> requests;
+    for (int k = 0; k < o.microbatches; ++k) {
+      models::LlamaConfig config = o.config;
+      config.seed = o.config.seed + static_cast<uint64_t>(k);
+      for (auto& [name, t] : models::GenerateLlamaExample(config).inputs) {
+        requests.emplace_back(name + "." + std::to_string(k), t);
+      }
+    }
+    runtime::WriteSafetensors((dir / "microbatches.safetensors").string(), requests);
+  }
   int64_t bytes = 0;
   for (const auto& [name, t] : example.weights) bytes += t.nbytes();
   std::printf(

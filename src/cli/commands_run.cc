@@ -2,10 +2,16 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/runtime/linalg.h"
 #include "pipesplit/runtime/safetensors.h"
 #include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/trace.h"
 #include "pipesplit/runtime/weights.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
@@ -13,6 +19,69 @@
 
 namespace pipesplit::cli {
 namespace {
+
+// Micro-batching, cores and pictures of a run (--microbatches ... --timeline).
+struct PipelineArgs {
+  int microbatches = 0;  // 0: one, with unsuffixed input and output names
+  int max_in_flight = 2;
+  int threads_per_group = 0;  // 0: cores / groups for the kernels, OpenBLAS left at 1
+  std::string trace;
+  std::string timeline;
+  int num_microbatches() const { return std::max(microbatches, 1); }
+};
+
+void AddPipelineOptions(CLI::App* cmd, PipelineArgs* args) {
+  cmd->add_option("--microbatches", args->microbatches,
+                  "independent requests pipelined through the groups; inputs <param>.<k>, "
+                  "outputs output_<i>.<k> (k = 0..M-1)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--max-in-flight", args->max_in_flight,
+                  "micro-batches sent but not yet received per link (default: 2)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--threads-per-group", args->threads_per_group,
+                  "threads of each group for OpenBLAS and the kernels (default: cores / groups "
+                  "for the kernels, 1 for OpenBLAS, whose results depend on its thread count)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--trace", args->trace,
+                  "write the run's timeline in Chrome trace event format (JSON; Perfetto)");
+  cmd->add_option("--timeline", args->timeline, "write the run's timeline as an SVG Gantt chart");
+}
+
+void ApplyPipelineArgs(const PipelineArgs& args, runtime::SessionOptions* options) {
+  options->num_microbatches = args.num_microbatches();
+  options->max_in_flight = args.max_in_flight;
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options->threads_per_group = args.threads_per_group > 0
+                                   ? args.threads_per_group
+                                   : std::max(1, cores / options->num_groups);
+  // PIPESPLIT_NUM_THREADS (threading.h) still decides when the flag is not given.
+  if (args.threads_per_group == 0 && std::getenv("PIPESPLIT_NUM_THREADS") != nullptr) {
+    options->threads_per_group = 0;
+  }
+  options->blas_threads_per_group = args.threads_per_group;
+}
+
+void WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw runtime::RuntimeError("cannot write " + path);
+}
+
+// The summary line after a multi-group run, and the trace and timeline files when asked.
+void ReportTrace(const PipelineArgs& args, const runtime::RunTrace& trace) {
+  if (trace.num_groups > 1) {
+    std::printf("pipeline: %s\n", runtime::FormatSummary(trace, runtime::Summarize(trace)).c_str());
+  }
+  if (!args.trace.empty()) {
+    WriteTextFile(args.trace, runtime::ChromeTraceJson(trace));
+    std::printf("wrote trace to %s\n", args.trace.c_str());
+  }
+  if (!args.timeline.empty()) {
+    WriteTextFile(args.timeline, runtime::TimelineSvg(trace));
+    std::printf("wrote timeline to %s\n", args.timeline.c_str());
+  }
+}
 
 struct RunArgs {
   std::string module;
@@ -25,6 +94,7 @@ struct RunArgs {
   double timeout = 60;
   std::string output;
   KernelOptions kernels;
+  PipelineArgs pipeline;
 };
 
 void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
@@ -41,22 +111,30 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
                   "seconds a receive waits for its send before failing (default: 60)")
       ->check(CLI::PositiveNumber);
   AddKernelOptions(cmd, &args->kernels);
+  AddPipelineOptions(cmd, &args->pipeline);
 }
 
-std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModule& mod,
-                                       const std::string& entry) {
+// The inputs of each micro-batch: tensor <param> (no --microbatches) or <param>.<k>.
+std::vector<std::vector<runtime::Value>> LoadInputs(const std::string& path,
+                                                    const ir::IRModule& mod,
+                                                    const std::string& entry,
+                                                    const PipelineArgs& pipeline) {
   runtime::EntryLayout layout = runtime::AnalyzeEntry(mod, entry);
   runtime::SafetensorsFile file = runtime::SafetensorsFile::Open(path);
-  std::vector<runtime::Value> inputs;
+  std::vector<std::vector<runtime::Value>> inputs(pipeline.num_microbatches());
   std::vector<std::string> expected;
-  for (size_t i = 0; i < layout.num_inputs; ++i) {
-    const std::string& name = layout.func->params()[i]->name_hint();
-    expected.push_back(name);
-    if (!file.Contains(name)) {
-      throw runtime::RuntimeError(fmt::format("{}: no tensor named '{}' for parameter '{}' of '{}'",
-                                              path, name, name, entry));
+  for (int k = 0; k < pipeline.num_microbatches(); ++k) {
+    for (size_t i = 0; i < layout.num_inputs; ++i) {
+      const std::string& param = layout.func->params()[i]->name_hint();
+      const std::string name = pipeline.microbatches > 0 ? param + "." + std::to_string(k) : param;
+      expected.push_back(name);
+      if (!file.Contains(name)) {
+        throw runtime::RuntimeError(fmt::format(
+            "{}: no tensor named '{}' for parameter '{}' of '{}'{}", path, name, param, entry,
+            pipeline.microbatches > 0 ? fmt::format(" in micro-batch {}", k) : ""));
+      }
+      inputs[k].emplace_back(file.Get(name));
     }
-    inputs.emplace_back(file.Get(name));
   }
   for (const std::string& name : file.names()) {
     if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
@@ -67,12 +145,18 @@ std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModu
   return inputs;
 }
 
-std::vector<runtime::NamedTensor> Outputs(const runtime::Value& output) {
-  std::vector<runtime::Tensor> flat;
-  output.Flatten(&flat);
+// output_<i>, or output_<i>.<k> for micro-batch k under --microbatches.
+std::vector<runtime::NamedTensor> Outputs(const std::vector<runtime::Value>& outputs,
+                                          const PipelineArgs& pipeline) {
   std::vector<runtime::NamedTensor> named;
-  for (size_t i = 0; i < flat.size(); ++i)
-    named.emplace_back("output_" + std::to_string(i), flat[i]);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::vector<runtime::Tensor> flat;
+    outputs[k].Flatten(&flat);
+    for (size_t i = 0; i < flat.size(); ++i) {
+      std::string suffix = pipeline.microbatches > 0 ? "." + std::to_string(k) : "";
+      named.emplace_back("output_" + std::to_string(i) + suffix, flat[i]);
+    }
+  }
   return named;
 }
 
@@ -93,6 +177,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
   options.group_size = args.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.kernels = LoadKernels(mod, args.kernels);
+  ApplyPipelineArgs(args.pipeline, &options);
   return options;
 }
 
@@ -100,14 +185,38 @@ int RunThreadsCommand(const RunArgs& args) {
   ir::IRModule mod = LoadModule(args.module);
   runtime::SessionOptions options = Options(args, mod);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<runtime::Value> inputs = LoadInputs(args.inputs, mod, args.entry);
-  runtime::RunResult result = runtime::RunThreads(mod, args.entry, inputs, weights, options);
-  std::vector<runtime::NamedTensor> outputs = Outputs(result.output);
+  std::vector<std::vector<runtime::Value>> inputs =
+      LoadInputs(args.inputs, mod, args.entry, args.pipeline);
+  runtime::RunResult result =
+      runtime::RunPipelineThreads(mod, args.entry, inputs, weights, options);
+  std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
   runtime::WriteSafetensors(args.output, outputs);
   PrintReports(result.workers);
+  ReportTrace(args.pipeline, result.trace);
   std::printf("wrote %zu output%s to %s\n", outputs.size(), outputs.size() == 1 ? "" : "s",
               args.output.c_str());
   return 0;
+}
+
+// The first rank of every group hands its slices to the first rank of the last group, which
+// prints the summary and writes the trace and timeline.
+void GatherTrace(const RunArgs& args, const runtime::SessionOptions& options,
+                 const ir::IRModule& mod, std::vector<runtime::TraceSlice> slices,
+                 runtime::Transport& transport, int rank) {
+  const int reporter = (options.num_groups - 1) * options.group_size;
+  if (options.num_groups < 2 || rank % options.group_size != 0) return;
+  if (rank != reporter) {
+    transport.Send(rank, reporter, runtime::SlicesToTensor(slices));
+    return;
+  }
+  for (int g = 0; g + 1 < options.num_groups; ++g) {
+    std::vector<runtime::TraceSlice> more =
+        runtime::SlicesFromTensor(transport.Recv(rank, g * options.group_size, options.timeout));
+    slices.insert(slices.end(), more.begin(), more.end());
+  }
+  ReportTrace(args.pipeline, runtime::MakeRunTrace(options.num_groups, options.num_microbatches,
+                                                   runtime::AnalyzeEntry(mod, args.entry).stages,
+                                                   std::move(slices)));
 }
 
 int RunMpiWorker(const RunArgs& args) {
@@ -128,23 +237,37 @@ int RunMpiWorker(const RunArgs& args) {
     }
     options.num_groups = world / options.group_size;
   }
+  ApplyPipelineArgs(args.pipeline, &options);  // with the groups the ranks form
+  if (options.threads_per_group > 0) {         // per rank: a group's share
+    options.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
+  }
+  if (args.pipeline.threads_per_group > 0) {
+    runtime::SetBlasThreads(std::max(1, args.pipeline.threads_per_group / options.group_size));
+  }
+  runtime::ResolveSchedule(options);  // a bad schedule fails before any message
   std::unique_ptr<runtime::Transport> transport = runtime::MakeMpiTransport(options.timeout);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<runtime::Value> inputs = LoadInputs(args.inputs, mod, args.entry);
+  std::vector<std::vector<runtime::Value>> inputs =
+      LoadInputs(args.inputs, mod, args.entry, args.pipeline);
+  if (options.threads_per_group > 0) runtime::SetThreadNumThreads(options.threads_per_group);
+  // Epoch 0 of the monotonic clock: the same on every rank of one host.
+  runtime::TraceRecorder recorder(std::chrono::steady_clock::time_point{});
   runtime::RunResult result;
   try {
-    result = runtime::RunWorker(mod, args.entry, inputs, weights, options, *transport, rank);
+    result = runtime::RunPipelineWorker(mod, args.entry, inputs, weights, options, *transport, rank,
+                                        &recorder);
   } catch (const runtime::WorkerError& e) {
     if (!e.aborted()) transport->Abort(rank, e.what());
     throw;
   }
   PrintReports(result.workers);
   if (rank == (options.num_groups - 1) * options.group_size) {
-    std::vector<runtime::NamedTensor> outputs = Outputs(result.output);
+    std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
     runtime::WriteSafetensors(args.output, outputs);
     std::printf("wrote %zu output%s to %s\n", outputs.size(), outputs.size() == 1 ? "" : "s",
                 args.output.c_str());
   }
+  GatherTrace(args, options, mod, recorder.Take(), *transport, rank);
   return 0;
 }
 
@@ -187,22 +310,37 @@ Runner AddVerifySplitCommand(CLI::App& app) {
   return [args] {
     ir::IRModule mod = LoadModule(args->module);
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->params));
-    std::vector<runtime::Value> inputs = LoadInputs(args->inputs, mod, args->entry);
-
-    runtime::SessionOptions single;
-    single.timeout = std::chrono::milliseconds(static_cast<int64_t>(args->timeout * 1000));
-    single.kernels = LoadKernels(mod, args->kernels);
-    runtime::RunResult reference = runtime::RunThreads(mod, args->entry, inputs, weights, single);
+    std::vector<std::vector<runtime::Value>> inputs =
+        LoadInputs(args->inputs, mod, args->entry, args->pipeline);
 
     std::vector<transform::StagePlan> plans;
     ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
     analysis::VerifyWellFormed(split);
     runtime::SessionOptions options = Options(*args, split);
-    runtime::RunResult staged = runtime::RunThreads(split, args->entry, inputs, weights, options);
+
+    // The reference: every micro-batch alone, unsplit, on one worker with a group's threads.
+    runtime::SessionOptions single;
+    single.timeout = options.timeout;
+    single.kernels = LoadKernels(mod, args->kernels);
+    single.threads_per_group = options.threads_per_group > 0
+                                   ? std::max(1, options.threads_per_group / options.group_size)
+                                   : 0;
+    single.blas_threads_per_group =
+        options.blas_threads_per_group > 0
+            ? std::max(1, options.blas_threads_per_group / options.group_size)
+            : 0;
+    std::vector<runtime::Value> reference_outputs;
+    runtime::RunResult reference;
+    for (const std::vector<runtime::Value>& microbatch : inputs) {
+      reference = runtime::RunThreads(mod, args->entry, microbatch, weights, single);
+      reference_outputs.push_back(reference.output);
+    }
+    runtime::RunResult staged =
+        runtime::RunPipelineThreads(split, args->entry, inputs, weights, options);
 
     std::vector<runtime::Tensor> a, b;
-    reference.output.Flatten(&a);
-    staged.output.Flatten(&b);
+    for (const runtime::Value& v : reference_outputs) v.Flatten(&a);
+    for (const runtime::Value& v : staged.outputs) v.Flatten(&b);
     bool identical = a.size() == b.size();
     double max_diff = 0;
     for (size_t i = 0; identical && i < a.size(); ++i) {
@@ -226,6 +364,11 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     std::printf("  unsplit worker reads %zu weights, %lld bytes\n",
                 reference.workers[0].weight_indices.size(),
                 static_cast<long long>(reference.workers[0].weight_bytes));
+    ReportTrace(args->pipeline, staged.trace);
+    if (args->pipeline.num_microbatches() > 1) {
+      std::printf("micro-batches: %d, each compared with its own unsplit run\n",
+                  args->pipeline.num_microbatches());
+    }
     if (identical) {
       std::printf("verdict: bit-identical (%zu output%s, max abs diff %g)\n", a.size(),
                   a.size() == 1 ? "" : "s", max_diff);

@@ -129,7 +129,18 @@ std::shared_ptr<Pool> CurrentPoolLocked() {
   return pool;
 }
 
+// The calling thread's own setting (SetThreadNumThreads): 0 means the process-wide one.
+thread_local int thread_num_threads = 0;
+thread_local std::shared_ptr<Pool> thread_pool;
+
 }  // namespace
+
+void SetThreadNumThreads(int threads) {
+  threads = std::clamp(threads, 0, 256);
+  if (threads == thread_num_threads) return;
+  thread_num_threads = threads;
+  thread_pool = threads > 1 ? std::make_shared<Pool>(threads - 1) : nullptr;
+}
 
 void SetNumThreads(int threads) {
   threads = std::clamp(threads, 1, 256);
@@ -155,7 +166,9 @@ namespace detail {
 
 void ParallelFor(int64_t chunks, const std::function<void(int64_t)>& body) {
   std::shared_ptr<Pool> current;
-  if (chunks > 1 && !inside_chunk) {
+  if (chunks > 1 && !inside_chunk && thread_num_threads > 0) {
+    current = thread_pool;
+  } else if (chunks > 1 && !inside_chunk) {
     std::lock_guard<std::mutex> lock(settings_mu);
     current = CurrentPoolLocked();
   }

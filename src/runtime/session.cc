@@ -1,16 +1,31 @@
-// Worker groups (see session.h): per-worker setup (stage, weights, builtins), the in-process
-// thread runner, and fault propagation.
+// Worker groups (see session.h): per-worker setup (stage, weights, builtins), the schedule
+// walk that runs a worker's micro-batches, the in-process thread runner, and fault
+// propagation.
+//
+// RunPipelineWorker, preconditions: options.group_size >= 1 and `transport` has the session's
+// workers. Steps:
+//   1. Resolve and check the schedule (ScheduleError before anything runs).
+//   2. Check the entry against the session and inputs; load the group's weights.
+//   3. Register the worker-group builtins: sends go to the computing micro-batch's outbox,
+//      receives come from its inbox or, when the schedule receives right before computing,
+//      straight from the link.
+//   4. Walk the group's actions: recv (ahead into the inbox, or left to the compute), compute
+//      (a fresh call of the entry), send (the outbox onto the link); record slices.
 #include "pipesplit/runtime/session.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/interpreter.h"
+#include "pipesplit/runtime/linalg.h"
+#include "pipesplit/runtime/threading.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -97,6 +112,22 @@ void CheckWeight(const Tensor& t, const WeightRead& read, const std::string& nam
   }
 }
 
+// How many calls of packed function `symbol` the body of `function` contains.
+size_t CountPackedCalls(const ir::FunctionNode& function, std::string_view symbol) {
+  struct Counter : ir::ExprVisitor {
+    std::string_view symbol;
+    size_t count = 0;
+    void VisitExpr_(const ir::CallNode& call) override {
+      const ir::ExternFuncNode* callee = ir::PackedCallee(call);
+      if (callee != nullptr && callee->global_symbol() == symbol) ++count;
+      ExprVisitor::VisitExpr_(call);
+    }
+  } counter;
+  counter.symbol = symbol;
+  counter.VisitExpr(function.body());
+  return counter.count;
+}
+
 }  // namespace
 
 Tensor InMemoryWeights::Load(int64_t index) const {
@@ -169,17 +200,52 @@ std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function) {
   return out;
 }
 
-RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
-                    const std::vector<Value>& inputs, const WeightSource& weights,
-                    const SessionOptions& options, Transport& transport, int worker) {
+Schedule ResolveSchedule(const SessionOptions& options) {
+  if (options.num_microbatches < 1) throw ScheduleError("it has no micro-batches");
+  Schedule schedule = options.schedule
+                          ? *options.schedule
+                          : MakePipelineSchedule(options.num_groups, options.num_microbatches);
+  if (static_cast<int>(schedule.groups.size()) != options.num_groups) {
+    throw ScheduleError("it has " + std::to_string(schedule.groups.size()) +
+                        " groups but the session has " + std::to_string(options.num_groups));
+  }
+  if (schedule.num_microbatches != options.num_microbatches) {
+    throw ScheduleError("it has " + std::to_string(schedule.num_microbatches) +
+                        " micro-batches but the run has " +
+                        std::to_string(options.num_microbatches));
+  }
+  CheckSchedule(schedule, options.max_in_flight);
+  return schedule;
+}
+
+size_t LinkCapacity(const ir::IRModule& mod, const std::string& entry,
+                    const SessionOptions& options) {
+  size_t most = 1;
+  for (const std::string& stage : AnalyzeEntry(mod, entry).stages) {
+    if (ir::Function f = mod.LookupFunction(stage)) {
+      most = std::max(most, CountPackedCalls(*f, ir::protocol::kSendToNextGroup));
+    }
+  }
+  return most * static_cast<size_t>(std::max(options.max_in_flight, 1));
+}
+
+RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
+                            const std::vector<std::vector<Value>>& microbatches,
+                            const WeightSource& weights, const SessionOptions& options,
+                            Transport& transport, int worker, TraceRecorder* recorder) {
   const int group_size = options.group_size;
   const int num_workers = transport.num_workers();
   const int group = worker / group_size;
+  const int num_microbatches = options.num_microbatches;
+  const Schedule schedule = ResolveSchedule(options);  // before anything runs
   RunResult result;
+  result.outputs.resize(static_cast<size_t>(num_microbatches));
   WorkerReport& report = result.workers.emplace_back();
   report.worker = worker;
   report.group = group;
+  const bool record = recorder != nullptr && worker % group_size == 0;
   auto start = std::chrono::steady_clock::now();
+  int current = -1;  // the micro-batch being computed
   try {
     EntryLayout layout = AnalyzeEntry(mod, entry);
     if (layout.stages.empty() && options.num_groups != 1) {
@@ -195,9 +261,15 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
     report.function = layout.stages.empty() ? entry : layout.stages[group];
     ir::Function stage_func = mod.LookupFunction(report.function);
     if (!stage_func) throw RuntimeError("stage function '" + report.function + "' is missing");
-    if (inputs.size() != layout.num_inputs) {
-      throw RuntimeError("'" + entry + "' takes " + std::to_string(layout.num_inputs) +
-                         " inputs, got " + std::to_string(inputs.size()));
+    if (static_cast<int>(microbatches.size()) != num_microbatches) {
+      throw RuntimeError("the run has " + std::to_string(num_microbatches) + " micro-batches but " +
+                         std::to_string(microbatches.size()) + " input lists were given");
+    }
+    for (const std::vector<Value>& inputs : microbatches) {
+      if (inputs.size() != layout.num_inputs) {
+        throw RuntimeError("'" + entry + "' takes " + std::to_string(layout.num_inputs) +
+                           " inputs, got " + std::to_string(inputs.size()));
+      }
     }
 
     auto table = std::make_shared<WeightTable>();
@@ -210,20 +282,37 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
       table->tensors_.emplace(read.index, std::move(t));
     }
 
+    // Per micro-batch: tensors received ahead of the compute, and sends held for the send.
+    std::map<int, std::deque<Tensor>> inbox;
+    std::map<int, std::vector<Tensor>> outbox;
+    int lazy_recv = -1;  // the micro-batch whose compute takes its receives itself
+    const int prev = worker - group_size, next = worker + group_size;
     BuiltinRegistry builtins;
     RegisterCoreBuiltins(&builtins);
     builtins.Register(ir::protocol::kSendToNextGroup, [&](BuiltinCall& call) -> Value {
       if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
-      int to = worker + group_size;
-      if (to >= num_workers) throw RuntimeError("send_to_next_group called on the last group");
-      transport.Send(worker, to, call.args[0].ExpectTensor("the value sent"));
+      if (next >= num_workers) throw RuntimeError("send_to_next_group called on the last group");
+      outbox[current].push_back(call.args[0].ExpectTensor("the value sent"));
       return Value();
     });
     builtins.Register(ir::protocol::kRecvFromPrevGroup, [&](BuiltinCall& call) -> Value {
-      int from = worker - group_size;
-      if (from < 0) throw RuntimeError("recv_from_prev_group called on the first group");
-      Tensor t = transport.Recv(worker, from, options.timeout);
-      CheckReceived(t, call, from);
+      if (prev < 0) throw RuntimeError("recv_from_prev_group called on the first group");
+      Tensor t;
+      auto it = inbox.find(current);
+      if (it != inbox.end() && !it->second.empty()) {
+        t = std::move(it->second.front());
+        it->second.pop_front();
+      } else if (lazy_recv == current) {
+        auto begin = std::chrono::steady_clock::now();
+        t = transport.Recv(worker, prev, options.timeout);
+        if (record) {
+          recorder->Add(TraceSlice::Kind::kRecv, group, current, begin,
+                        std::chrono::steady_clock::now());
+        }
+      } else {
+        throw RuntimeError("the stage receives more tensors than the schedule took for it");
+      }
+      CheckReceived(t, call, prev);
       return t;
     });
     builtins.Register(ir::protocol::kDispatchFunctionByGroup, [&](BuiltinCall& call) -> Value {
@@ -239,17 +328,63 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
     });
 
     Interpreter interpreter(mod, builtins, options.kernels);
-    std::vector<Value> args = inputs;
-    if (layout.has_packed_params) args.push_back(Value::MakeObject(table));
-    Value output = interpreter.Invoke(entry, std::move(args));
-    if (worker == (options.num_groups - 1) * group_size) result.output = std::move(output);
+    const std::vector<Action>& actions = schedule.groups[group];
+    const size_t recvs_per_microbatch =
+        CountPackedCalls(*stage_func, ir::protocol::kRecvFromPrevGroup);
+    const bool last_group = worker == (options.num_groups - 1) * group_size;
+    for (size_t i = 0; i < actions.size(); ++i) {
+      const Action& action = actions[i];
+      const int k = action.microbatch;
+      current = k;
+      auto begin = std::chrono::steady_clock::now();
+      switch (action.kind) {
+        case ActionKind::kRecv:
+          if (i + 1 < actions.size() && actions[i + 1] == Action{ActionKind::kCompute, k}) {
+            lazy_recv = k;
+            continue;
+          }
+          for (size_t n = 0; n < recvs_per_microbatch; ++n) {
+            inbox[k].push_back(transport.Recv(worker, prev, options.timeout));
+          }
+          if (record) {
+            recorder->Add(TraceSlice::Kind::kRecv, group, k, begin,
+                          std::chrono::steady_clock::now());
+          }
+          break;
+        case ActionKind::kCompute: {
+          std::vector<Value> args = microbatches[k];
+          if (layout.has_packed_params) args.push_back(Value::MakeObject(table));
+          Value output = interpreter.Invoke(entry, std::move(args));
+          if (last_group) result.outputs[k] = std::move(output);
+          inbox.erase(k);
+          lazy_recv = -1;
+          if (record) {
+            recorder->Add(TraceSlice::Kind::kCompute, group, k, begin,
+                          std::chrono::steady_clock::now());
+          }
+          break;
+        }
+        case ActionKind::kSend:
+          for (const Tensor& t : outbox[k]) transport.Send(worker, next, t);
+          outbox.erase(k);
+          if (record) {
+            recorder->Add(TraceSlice::Kind::kSend, group, k, begin,
+                          std::chrono::steady_clock::now());
+          }
+          break;
+      }
+    }
+    if (last_group) result.output = result.outputs[0];
   } catch (const TransportAborted& e) {
     throw WorkerError(worker, group, e.what(), /*aborted=*/true);
   } catch (const WorkerError&) {
     throw;
   } catch (const RuntimeError& e) {
+    std::string where = num_microbatches > 1 && current >= 0
+                            ? "on micro-batch " + std::to_string(current) + " "
+                            : "";
     throw WorkerError(worker, group,
-                      std::string("failed ") +
+                      "failed " + where +
                           (dynamic_cast<const ExecutionError*>(&e) ? "" : "in '" + entry + "': ") +
                           e.what());
   }
@@ -257,14 +392,41 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
   return result;
 }
 
+RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
+                    const std::vector<Value>& inputs, const WeightSource& weights,
+                    const SessionOptions& options, Transport& transport, int worker) {
+  SessionOptions single = options;
+  single.num_microbatches = 1;
+  return RunPipelineWorker(mod, entry, {inputs}, weights, single, transport, worker);
+}
+
 RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
                      const std::vector<Value>& inputs, const WeightSource& weights,
                      const SessionOptions& options) {
+  SessionOptions single = options;
+  single.num_microbatches = 1;
+  return RunPipelineThreads(mod, entry, {inputs}, weights, single);
+}
+
+RunResult RunPipelineThreads(const ir::IRModule& mod, const std::string& entry,
+                             const std::vector<std::vector<Value>>& microbatches,
+                             const WeightSource& weights, const SessionOptions& options) {
   if (options.num_groups < 1 || options.group_size < 1) {
     throw RuntimeError("groups and group size must be at least 1");
   }
+  ResolveSchedule(options);  // a bad schedule fails here, before any worker starts
   const int num_workers = options.num_groups * options.group_size;
-  std::unique_ptr<Transport> transport = MakeThreadTransport(num_workers);
+  std::unique_ptr<Transport> transport =
+      MakeThreadTransport(num_workers, LinkCapacity(mod, entry, options));
+  const int worker_threads = options.threads_per_group > 0
+                                 ? std::max(1, options.threads_per_group / options.group_size)
+                                 : 0;
+  const int blas_threads = options.blas_threads_per_group > 0
+                               ? std::max(1, options.blas_threads_per_group / options.group_size)
+                               : 0;
+  const int blas_before = GetBlasThreads();
+  if (blas_threads > 0) SetBlasThreads(blas_threads);
+  TraceRecorder recorder;
   std::vector<RunResult> results(num_workers);
   std::mutex mu;
   std::optional<WorkerError> first_error;  // the root cause, not an abort it caused
@@ -273,8 +435,10 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
   threads.reserve(num_workers);
   for (int w = 0; w < num_workers; ++w) {
     threads.emplace_back([&, w] {
+      if (worker_threads > 0) SetThreadNumThreads(worker_threads);
       try {
-        results[w] = RunWorker(mod, entry, inputs, weights, options, *transport, w);
+        results[w] =
+            RunPipelineWorker(mod, entry, microbatches, weights, options, *transport, w, &recorder);
       } catch (const WorkerError& e) {
         bool is_abort = e.aborted();
         {
@@ -296,15 +460,26 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
         }
         transport->Abort(w, error.what());
       }
+      SetThreadNumThreads(0);
     });
   }
   for (std::thread& t : threads) t.join();
+  if (blas_threads > 0) SetBlasThreads(blas_before);
   if (first_error) throw *first_error;
   RunResult out;
-  out.output = results[static_cast<size_t>(options.num_groups - 1) * options.group_size].output;
+  const RunResult& last = results[static_cast<size_t>(options.num_groups - 1) * options.group_size];
+  out.output = last.output;
+  out.outputs = last.outputs;
+  out.trace.num_groups = options.num_groups;
+  out.trace.num_microbatches = options.num_microbatches;
   for (RunResult& r : results) {
     out.workers.insert(out.workers.end(), r.workers.begin(), r.workers.end());
   }
+  for (int g = 0; g < options.num_groups; ++g) {
+    out.trace.group_functions.push_back(
+        results[static_cast<size_t>(g) * options.group_size].workers.at(0).function);
+  }
+  out.trace.slices = recorder.Take();
   return out;
 }
 

@@ -7,6 +7,15 @@
 // stage function) and reports its resident weight bytes. An error on any worker aborts the
 // run on every worker; the error reported names the worker, its group, the function and the
 // binding.
+//
+// Micro-batches: a run may carry M independent requests (micro-batches) through the
+// pipeline. A Schedule (schedule.h) lists, per group, when it receives, computes and sends
+// each one; it is checked before any worker starts and then drives every worker, whichever
+// the transport. A compute calls the entry afresh (its own frame, so per-group state is per
+// micro-batch); the stage's sends are held until the schedule's send action; a receive that
+// the schedule places right before its compute is taken by the stage itself during the
+// compute (so a failing receive names its binding), an earlier one is taken ahead into the
+// micro-batch's inbox. Group g thus computes micro-batch k while group g+1 computes k-1.
 #ifndef PIPESPLIT_RUNTIME_SESSION_H_
 #define PIPESPLIT_RUNTIME_SESSION_H_
 
@@ -17,6 +26,8 @@
 
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/schedule.h"
+#include "pipesplit/runtime/trace.h"
 #include "pipesplit/runtime/transport.h"
 #include "pipesplit/runtime/value.h"
 
@@ -52,7 +63,23 @@ struct SessionOptions {
   // no state): KernelLibrary::Load(path of the library built from the module). Null: the
   // module's R.call_tir calls cannot run.
   std::shared_ptr<const KernelLibrary> kernels;
+  // Micro-batches per run (RunPipeline* take one input list per micro-batch).
+  int num_microbatches = 1;
+  // Micro-batches sent but not yet received, per link (a send waits while the link is full).
+  int max_in_flight = 2;
+  // Kernel threads of each group, shared by its workers (each worker gets its own pool, see
+  // threading.h); 0 leaves the process-wide setting. Kernel results do not depend on it.
+  int threads_per_group = 0;
+  // OpenBLAS threads of each group for the run (RunPipelineThreads; process-wide, so every
+  // group gets the same); 0 leaves the setting. sgemm results depend on it (see linalg.h).
+  int blas_threads_per_group = 0;
+  // The schedule to run; null: MakePipelineSchedule(num_groups, num_microbatches).
+  std::shared_ptr<const Schedule> schedule;
 };
+
+// The schedule `options` run (checked: ScheduleError when it is unmatched, unbounded or
+// deadlocks, or does not fit the session's groups and micro-batches).
+Schedule ResolveSchedule(const SessionOptions& options);
 
 // A worker failed; what() names worker, group, function and binding.
 class WorkerError : public RuntimeError {
@@ -84,8 +111,10 @@ struct WorkerReport {
 };
 
 struct RunResult {
-  Value output;  // what the first worker of the last group returned
+  Value output;                // micro-batch 0's output (the first worker of the last group)
+  std::vector<Value> outputs;  // every micro-batch's output, in micro-batch order
   std::vector<WorkerReport> workers;
+  RunTrace trace;  // one track per group (RunPipelineThreads; RunPipelineWorker: its own)
 };
 
 // How a worker's entry is laid out: its inputs, and whether a packed_params comes last.
@@ -117,6 +146,22 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
 RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
                      const std::vector<Value>& inputs, const WeightSource& weights,
                      const SessionOptions& options);
+
+// The same with options.num_microbatches micro-batches; microbatches[k] holds the inputs of
+// micro-batch k. The schedule is checked before anything runs. RunPipelineWorker records the
+// slices of its group into `recorder` (may be null) when it is its group's first worker.
+RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
+                            const std::vector<std::vector<Value>>& microbatches,
+                            const WeightSource& weights, const SessionOptions& options,
+                            Transport& transport, int worker, TraceRecorder* recorder = nullptr);
+RunResult RunPipelineThreads(const ir::IRModule& mod, const std::string& entry,
+                             const std::vector<std::vector<Value>>& microbatches,
+                             const WeightSource& weights, const SessionOptions& options);
+
+// Tensors the link from a group to the next holds for `options`: max_in_flight times the
+// most sends any stage of `entry` makes per micro-batch.
+size_t LinkCapacity(const ir::IRModule& mod, const std::string& entry,
+                    const SessionOptions& options);
 
 }  // namespace pipesplit::runtime
 

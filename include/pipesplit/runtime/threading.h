@@ -16,6 +16,11 @@ namespace pipesplit::runtime {
 void SetNumThreads(int threads);
 int GetNumThreads();
 
+// Gives the calling thread its own pool of `threads` for the kernels it runs (pipeline groups
+// side by side in one process each use their share of the cores); 0 returns it to the
+// process-wide setting. The pool ends with the thread.
+void SetThreadNumThreads(int threads);
+
 }  // namespace pipesplit::runtime
 
 #endif  // PIPESPLIT_RUNTIME_THREADING_H_
