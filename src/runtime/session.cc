@@ -239,6 +239,7 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
     });
 
     Interpreter interpreter(mod, builtins, options.kernels);
+    interpreter.set_metadata(options.metadata);
     std::vector<Value> args = inputs;
     if (layout.has_packed_params) args.push_back(Value::MakeObject(table));
     Value output = interpreter.Invoke(entry, std::move(args));

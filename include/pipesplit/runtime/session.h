@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/interpreter.h"
 #include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/transport.h"
 #include "pipesplit/runtime/value.h"
@@ -52,6 +53,8 @@ struct SessionOptions {
   // no state): KernelLibrary::Load(path of the library built from the module). Null: the
   // module's R.call_tir calls cannot run.
   std::shared_ptr<const KernelLibrary> kernels;
+  // The module's metadata constants (interpreter.h), shared by every worker; may be null.
+  std::shared_ptr<const MetadataConstants> metadata;
 };
 
 // A worker failed; what() names worker, group, function and binding.
