@@ -40,7 +40,10 @@ Runner AddExampleCommand(CLI::App& app) {
   ll->add_option("--hidden", lowered->hidden, "hidden size");
   ll->add_option("-o,--output", *lowered_out, "output file ('-' for standard output)");
 
+  ExampleSubcommand random = AddRandomInputsCommand(cmd);
+
   return [=] {
+    if (random.app->parsed()) return random.run();
     if (ll->parsed()) {
       if (lowered->layers < 1 || lowered->stages < 1 || lowered->stages > lowered->layers) {
         ThrowError({}, "llama-lowered needs 1 <= --stages <= --layers");

@@ -10,6 +10,7 @@
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/run_inputs.h"
 
 namespace pipesplit::cli {
 namespace {
@@ -18,7 +19,7 @@ struct RunArgs {
   std::string module;
   std::string entry = "main";
   std::string params;
-  std::string inputs;
+  InputOptions inputs;
   int groups = 0;  // 0: as many as the module has stages
   int group_size = 1;
   std::string transport = "threads";
@@ -31,8 +32,7 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("module", args->module, "TVMScript module")->required();
   cmd->add_option("--entry", args->entry, "function to run (default: main)");
   cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
-  cmd->add_option("--inputs", args->inputs, "inputs (safetensors), named as the parameters")
-      ->required();
+  AddInputOptions(cmd, &args->inputs);
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--group-size", args->group_size, "workers per group (default: 1)")
@@ -41,30 +41,6 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
                   "seconds a receive waits for its send before failing (default: 60)")
       ->check(CLI::PositiveNumber);
   AddKernelOptions(cmd, &args->kernels);
-}
-
-std::vector<runtime::Value> LoadInputs(const std::string& path, const ir::IRModule& mod,
-                                       const std::string& entry) {
-  runtime::EntryLayout layout = runtime::AnalyzeEntry(mod, entry);
-  runtime::SafetensorsFile file = runtime::SafetensorsFile::Open(path);
-  std::vector<runtime::Value> inputs;
-  std::vector<std::string> expected;
-  for (size_t i = 0; i < layout.num_inputs; ++i) {
-    const std::string& name = layout.func->params()[i]->name_hint();
-    expected.push_back(name);
-    if (!file.Contains(name)) {
-      throw runtime::RuntimeError(fmt::format("{}: no tensor named '{}' for parameter '{}' of '{}'",
-                                              path, name, name, entry));
-    }
-    inputs.emplace_back(file.Get(name));
-  }
-  for (const std::string& name : file.names()) {
-    if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      throw runtime::RuntimeError(
-          fmt::format("{}: tensor '{}' is not a parameter of '{}'", path, name, entry));
-    }
-  }
-  return inputs;
 }
 
 std::vector<runtime::NamedTensor> Outputs(const runtime::Value& output) {
@@ -93,6 +69,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
   options.group_size = args.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.kernels = LoadKernels(mod, args.kernels);
+  options.metadata = LoadMetadata(args.inputs.metadata);
   return options;
 }
 
@@ -100,7 +77,8 @@ int RunThreadsCommand(const RunArgs& args) {
   ir::IRModule mod = LoadModule(args.module);
   runtime::SessionOptions options = Options(args, mod);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<runtime::Value> inputs = LoadInputs(args.inputs, mod, args.entry);
+  std::vector<runtime::Value> inputs =
+      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata);
   runtime::RunResult result = runtime::RunThreads(mod, args.entry, inputs, weights, options);
   std::vector<runtime::NamedTensor> outputs = Outputs(result.output);
   runtime::WriteSafetensors(args.output, outputs);
@@ -130,7 +108,8 @@ int RunMpiWorker(const RunArgs& args) {
   }
   std::unique_ptr<runtime::Transport> transport = runtime::MakeMpiTransport(options.timeout);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<runtime::Value> inputs = LoadInputs(args.inputs, mod, args.entry);
+  std::vector<runtime::Value> inputs =
+      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata);
   runtime::RunResult result;
   try {
     result = runtime::RunWorker(mod, args.entry, inputs, weights, options, *transport, rank);
@@ -187,17 +166,21 @@ Runner AddVerifySplitCommand(CLI::App& app) {
   return [args] {
     ir::IRModule mod = LoadModule(args->module);
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->params));
-    std::vector<runtime::Value> inputs = LoadInputs(args->inputs, mod, args->entry);
 
     runtime::SessionOptions single;
     single.timeout = std::chrono::milliseconds(static_cast<int64_t>(args->timeout * 1000));
     single.kernels = LoadKernels(mod, args->kernels);
+    single.metadata = LoadMetadata(args->inputs.metadata);
+    // Inputs are made afresh for each run: a --arg value may be mutable state (a KV cache).
+    std::vector<runtime::Value> inputs =
+        LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata);
     runtime::RunResult reference = runtime::RunThreads(mod, args->entry, inputs, weights, single);
 
     std::vector<transform::StagePlan> plans;
     ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
     analysis::VerifyWellFormed(split);
     runtime::SessionOptions options = Options(*args, split);
+    inputs = LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata);
     runtime::RunResult staged = runtime::RunThreads(split, args->entry, inputs, weights, options);
 
     std::vector<runtime::Tensor> a, b;
