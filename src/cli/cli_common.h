@@ -63,6 +63,12 @@ Runner AddRunCommand(CLI::App& app);
 Runner AddVerifySplitCommand(CLI::App& app);
 Runner AddExampleCommand(CLI::App& app);
 Runner AddBuildCommand(CLI::App& app);
+// `example random-inputs`, registered under the `example` command.
+struct ExampleSubcommand {
+  CLI::App* app;
+  Runner run;
+};
+ExampleSubcommand AddRandomInputsCommand(CLI::App* example);
 
 }  // namespace pipesplit::cli
 

@@ -106,7 +106,12 @@ Runner AddExampleCommand(CLI::App& app) {
   AddLlamaOptions(ll, lowered.get());
   ll->add_flag("--module-only", lowered->module_only, "write only model.py (no weights or inputs)");
 
-  return [=] { return ll->parsed() ? WriteLlama(*lowered, true) : WriteLlama(*llama, false); };
+  ExampleSubcommand random = AddRandomInputsCommand(cmd);
+
+  return [=] {
+    if (random.app->parsed()) return random.run();
+    return ll->parsed() ? WriteLlama(*lowered, true) : WriteLlama(*llama, false);
+  };
 }
 
 }  // namespace pipesplit::cli

@@ -16,6 +16,7 @@
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/run_inputs.h"
 
 namespace pipesplit::cli {
 namespace {
@@ -87,7 +88,7 @@ struct RunArgs {
   std::string module;
   std::string entry = "main";
   std::string params;
-  std::string inputs;
+  InputOptions inputs;
   int groups = 0;  // 0: as many as the module has stages
   int group_size = 1;
   std::string transport = "threads";
@@ -101,8 +102,7 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("module", args->module, "TVMScript module")->required();
   cmd->add_option("--entry", args->entry, "function to run (default: main)");
   cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
-  cmd->add_option("--inputs", args->inputs, "inputs (safetensors), named as the parameters")
-      ->required();
+  AddInputOptions(cmd, &args->inputs);
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--group-size", args->group_size, "workers per group (default: 1)")
@@ -112,37 +112,6 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
       ->check(CLI::PositiveNumber);
   AddKernelOptions(cmd, &args->kernels);
   AddPipelineOptions(cmd, &args->pipeline);
-}
-
-// The inputs of each micro-batch: tensor <param> (no --microbatches) or <param>.<k>.
-std::vector<std::vector<runtime::Value>> LoadInputs(const std::string& path,
-                                                    const ir::IRModule& mod,
-                                                    const std::string& entry,
-                                                    const PipelineArgs& pipeline) {
-  runtime::EntryLayout layout = runtime::AnalyzeEntry(mod, entry);
-  runtime::SafetensorsFile file = runtime::SafetensorsFile::Open(path);
-  std::vector<std::vector<runtime::Value>> inputs(pipeline.num_microbatches());
-  std::vector<std::string> expected;
-  for (int k = 0; k < pipeline.num_microbatches(); ++k) {
-    for (size_t i = 0; i < layout.num_inputs; ++i) {
-      const std::string& param = layout.func->params()[i]->name_hint();
-      const std::string name = pipeline.microbatches > 0 ? param + "." + std::to_string(k) : param;
-      expected.push_back(name);
-      if (!file.Contains(name)) {
-        throw runtime::RuntimeError(fmt::format(
-            "{}: no tensor named '{}' for parameter '{}' of '{}'{}", path, name, param, entry,
-            pipeline.microbatches > 0 ? fmt::format(" in micro-batch {}", k) : ""));
-      }
-      inputs[k].emplace_back(file.Get(name));
-    }
-  }
-  for (const std::string& name : file.names()) {
-    if (std::find(expected.begin(), expected.end(), name) == expected.end()) {
-      throw runtime::RuntimeError(
-          fmt::format("{}: tensor '{}' is not a parameter of '{}'", path, name, entry));
-    }
-  }
-  return inputs;
 }
 
 // output_<i>, or output_<i>.<k> for micro-batch k under --microbatches.
@@ -177,6 +146,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
   options.group_size = args.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.kernels = LoadKernels(mod, args.kernels);
+  options.metadata = LoadMetadata(args.inputs.metadata);
   ApplyPipelineArgs(args.pipeline, &options);
   return options;
 }
@@ -186,7 +156,8 @@ int RunThreadsCommand(const RunArgs& args) {
   runtime::SessionOptions options = Options(args, mod);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
   std::vector<std::vector<runtime::Value>> inputs =
-      LoadInputs(args.inputs, mod, args.entry, args.pipeline);
+      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata,
+                 args.pipeline.microbatches);
   runtime::RunResult result =
       runtime::RunPipelineThreads(mod, args.entry, inputs, weights, options);
   std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
@@ -248,7 +219,8 @@ int RunMpiWorker(const RunArgs& args) {
   std::unique_ptr<runtime::Transport> transport = runtime::MakeMpiTransport(options.timeout);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
   std::vector<std::vector<runtime::Value>> inputs =
-      LoadInputs(args.inputs, mod, args.entry, args.pipeline);
+      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata,
+                 args.pipeline.microbatches);
   if (options.threads_per_group > 0) runtime::SetThreadNumThreads(options.threads_per_group);
   // Epoch 0 of the monotonic clock: the same on every rank of one host.
   runtime::TraceRecorder recorder(std::chrono::steady_clock::time_point{});
@@ -310,9 +282,6 @@ Runner AddVerifySplitCommand(CLI::App& app) {
   return [args] {
     ir::IRModule mod = LoadModule(args->module);
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->params));
-    std::vector<std::vector<runtime::Value>> inputs =
-        LoadInputs(args->inputs, mod, args->entry, args->pipeline);
-
     std::vector<transform::StagePlan> plans;
     ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
     analysis::VerifyWellFormed(split);
@@ -322,6 +291,7 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     runtime::SessionOptions single;
     single.timeout = options.timeout;
     single.kernels = LoadKernels(mod, args->kernels);
+    single.metadata = LoadMetadata(args->inputs.metadata);
     single.threads_per_group = options.threads_per_group > 0
                                    ? std::max(1, options.threads_per_group / options.group_size)
                                    : 0;
@@ -329,12 +299,18 @@ Runner AddVerifySplitCommand(CLI::App& app) {
         options.blas_threads_per_group > 0
             ? std::max(1, options.blas_threads_per_group / options.group_size)
             : 0;
+    // Inputs are made afresh for each run: a --arg value may be mutable state (a KV cache).
+    std::vector<std::vector<runtime::Value>> inputs =
+        LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,
+                   args->pipeline.microbatches);
     std::vector<runtime::Value> reference_outputs;
     runtime::RunResult reference;
     for (const std::vector<runtime::Value>& microbatch : inputs) {
       reference = runtime::RunThreads(mod, args->entry, microbatch, weights, single);
       reference_outputs.push_back(reference.output);
     }
+    inputs = LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,
+                        args->pipeline.microbatches);
     runtime::RunResult staged =
         runtime::RunPipelineThreads(split, args->entry, inputs, weights, options);
 

@@ -246,9 +246,15 @@ Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
     case ir::NodeKind::kConstant: {
       const auto* c = static_cast<const ir::ConstantNode*>(expr.get());
       if (c->is_metadata()) {
-        throw RuntimeError("constant metadata[\"relax.expr.Constant\"][" +
-                           std::to_string(c->metadata_index()) +
-                           "] is not available: the module was printed without its metadata");
+        if (metadata_ != nullptr) {
+          auto it = metadata_->find(c->metadata_index());
+          if (it != metadata_->end()) return it->second;
+        }
+        const std::string index = std::to_string(c->metadata_index());
+        throw RuntimeError("constant metadata[\"relax.expr.Constant\"][" + index +
+                           "] is not available: the module was printed without its metadata; "
+                           "supply it as tensor 'relax.expr.Constant." +
+                           index + "' of a --metadata file");
       }
       double value = std::visit([](auto v) { return static_cast<double>(v); }, c->scalar());
       if (const int64_t* i = std::get_if<int64_t>(&c->scalar())) {

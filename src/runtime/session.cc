@@ -328,6 +328,7 @@ RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
     });
 
     Interpreter interpreter(mod, builtins, options.kernels);
+    interpreter.set_metadata(options.metadata);
     const std::vector<Action>& actions = schedule.groups[group];
     const size_t recvs_per_microbatch =
         CountPackedCalls(*stage_func, ir::protocol::kRecvFromPrevGroup);

@@ -38,6 +38,11 @@ namespace pipesplit::runtime {
 
 class Interpreter;
 
+// The module's metadata constants by index: metadata["relax.expr.Constant"][i] is the tensor at
+// key i. TVMScript dumps print these constants without their data, so the caller supplies them
+// (pipesplit run --metadata FILE.safetensors).
+using MetadataConstants = std::unordered_map<int64_t, Tensor>;
+
 // A runtime error located at a binding of a function.
 class ExecutionError : public RuntimeError {
  public:
@@ -116,6 +121,12 @@ class Interpreter {
   }
   const std::shared_ptr<const KernelLibrary>& kernel_library() const { return kernels_; }
 
+  // The module's metadata constants; null or a missing index: evaluating that constant is a
+  // RuntimeError naming the index. One table may serve many interpreters.
+  void set_metadata(std::shared_ptr<const MetadataConstants> metadata) {
+    metadata_ = std::move(metadata);
+  }
+
   // Calls a module function by name.
   Value Invoke(std::string_view function, std::vector<Value> args);
   // Calls a callable value (module function, nested function or packed function).
@@ -158,6 +169,7 @@ class Interpreter {
   const ir::IRModule& mod_;
   const BuiltinRegistry& builtins_;
   std::shared_ptr<const KernelLibrary> kernels_;
+  std::shared_ptr<const MetadataConstants> metadata_;
   std::string current_function_;
   std::string current_binding_;
   int depth_ = 0;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/interpreter.h"
 #include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/schedule.h"
 #include "pipesplit/runtime/trace.h"
@@ -75,6 +76,8 @@ struct SessionOptions {
   int blas_threads_per_group = 0;
   // The schedule to run; null: MakePipelineSchedule(num_groups, num_microbatches).
   std::shared_ptr<const Schedule> schedule;
+  // The module's metadata constants (interpreter.h), shared by every worker; may be null.
+  std::shared_ptr<const MetadataConstants> metadata;
 };
 
 // The schedule `options` run (checked: ScheduleError when it is unmatched, unbounded or
