@@ -16,6 +16,7 @@
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_stage_plan.h"
@@ -129,6 +130,22 @@ const std::vector<Generator>& Generators() {
          c.seq = 8;
          c.stages = 1;  // no markers
          return models::GenerateLlamaExample(c).module_text;
+       },
+       ""},
+      {"llama_legalized",  // `pipesplit example llama-lowered`: real TIR loop nests
+       [](int layers) {
+         models::LlamaConfig c;
+         c.layers = layers;
+         c.hidden = 32;
+         c.heads = 4;
+         c.ffn = 64;
+         c.vocab = 64;
+         c.seq = 8;
+         c.stages = 1;
+         ir::IRModule mod = script::ParseModule(models::GenerateLlamaExample(c).module_text,
+                                                "llama.py");
+         PassContext ctx;
+         return script::PrintModule(ParsePipeline("legalize-ops")->Run(mod, ctx));
        },
        ""},
       {"lowered_prefill",
