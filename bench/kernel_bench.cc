@@ -2,7 +2,7 @@
 // and cached, for a small module and the 6b MLC deploy dump (skipped without the shared
 // corpus); the 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the
 // loop optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS
-// cblas_sgemm on one thread.
+// cblas_sgemm on one thread; the example Llama forward high-level and lowered.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 #include <unistd.h>
@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -19,7 +21,11 @@
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/session.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/transform/pass.h"
+#include "src/cli/models/llama_example.h"
 
 extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
 
@@ -216,6 +222,67 @@ void BM_CblasSgemm512(benchmark::State& state) {
   state.SetLabel("OpenBLAS, 1 thread");
 }
 BENCHMARK(BM_CblasSgemm512)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+}  // namespace pipesplit
+
+namespace pipesplit {
+namespace {
+
+// The example Llama's forward, high-level (reference kernels, OpenBLAS matmul) and lowered by
+// legalize-ops (every op a compiled TIR kernel), on one group: arg 0 the small size, 1 the
+// target size of shared/spec/targets.md (8 layers, hidden 512, seq 128). The goal is
+// lowered <= 3x high-level; the two appear side by side in the output.
+struct LlamaForward {
+  ir::IRModule mod;
+  std::vector<runtime::Tensor> weights;
+  std::vector<runtime::Value> inputs;
+  std::shared_ptr<const runtime::KernelLibrary> kernels;
+};
+
+LlamaForward MakeLlamaForward(bool lowered, bool target) {
+  models::LlamaConfig c;
+  c.layers = target ? 8 : 2;
+  c.hidden = target ? 512 : 128;
+  c.heads = target ? 8 : 4;
+  c.ffn = c.hidden * 4;
+  c.vocab = 1024;
+  c.seq = target ? 128 : 32;
+  c.stages = 1;
+  models::LlamaExample ex = models::GenerateLlamaExample(c);
+  LlamaForward f;
+  f.mod = script::ParseModule(ex.module_text, "llama.py");
+  if (lowered) {
+    transform::PassContext ctx;
+    f.mod = transform::ParsePipeline("legalize-ops")->Run(f.mod, ctx);
+    codegen::BuildOptions options;
+    options.cache_dir = BenchDir("forward");
+    f.kernels = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(f.mod, options));
+  }
+  for (auto& [name, t] : ex.weights) f.weights.push_back(t);
+  for (auto& [name, t] : ex.inputs) f.inputs.emplace_back(t);
+  return f;
+}
+
+void LlamaForwardBench(benchmark::State& state, bool lowered) {
+  static std::map<std::pair<bool, bool>, LlamaForward> cache;
+  const bool target = state.range(0) == 1;
+  auto key = std::make_pair(lowered, target);
+  if (!cache.count(key)) cache.emplace(key, MakeLlamaForward(lowered, target));
+  const LlamaForward& f = cache.at(key);
+  runtime::InMemoryWeights weights(f.weights);
+  runtime::SessionOptions options;
+  options.kernels = f.kernels;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(runtime::RunThreads(f.mod, "main", f.inputs, weights, options));
+  }
+  state.SetLabel(std::string(lowered ? "lowered" : "high-level") + (target ? ", 8x512" : ", 2x128"));
+}
+
+void BM_LlamaForwardHighLevel(benchmark::State& state) { LlamaForwardBench(state, false); }
+void BM_LlamaForwardLowered(benchmark::State& state) { LlamaForwardBench(state, true); }
+BENCHMARK(BM_LlamaForwardHighLevel)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LlamaForwardLowered)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace pipesplit
