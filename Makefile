@@ -39,7 +39,7 @@ bench: build
 
 demo: deps
 	$(MAKE) build
-	TIMELINE=docs/pipeline_timeline.svg ./examples/demo.sh $(BUILD_DIR)/pipesplit
+	./examples/demo.sh $(BUILD_DIR)/pipesplit
 
 format:
 	git ls-files '*.cc' '*.h' | xargs clang-format -i

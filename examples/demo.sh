@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: generate a tiny Llama, split it into 2 pipeline
 # stages, run the split program on 2 worker groups, and verify it against the unsplit run;
-# then pipeline 8 micro-batches through 2 groups and draw the run (TIMELINE=docs/... to
-# write the SVG elsewhere, as `make demo` does for the README's picture).
+# then pipeline 8 micro-batches through 2 groups and draw the run (build/demo/*.svg; set
+# TIMELINE=FILE to write the SVG elsewhere, e.g. docs/pipeline_timeline.svg for the README).
 set -euo pipefail
 PIPESPLIT=${1:-build/pipesplit}
 DIR=${DEMO_DIR:-build/demo}
