@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "pipesplit/codegen/codegen.h"
-#include "pipesplit/runtime/kernel_library.h"
-#include "pipesplit/runtime/threading.h"
 #include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/threading.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
 #include "src/cli/models/llama_example.h"
@@ -276,7 +276,8 @@ void LlamaForwardBench(benchmark::State& state, bool lowered) {
   for (auto _ : state) {
     benchmark::DoNotOptimize(runtime::RunThreads(f.mod, "main", f.inputs, weights, options));
   }
-  state.SetLabel(std::string(lowered ? "lowered" : "high-level") + (target ? ", 8x512" : ", 2x128"));
+  state.SetLabel(std::string(lowered ? "lowered" : "high-level") +
+                 (target ? ", 8x512" : ", 2x128"));
 }
 
 void BM_LlamaForwardHighLevel(benchmark::State& state) { LlamaForwardBench(state, false); }

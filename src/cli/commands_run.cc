@@ -155,9 +155,8 @@ int RunThreadsCommand(const RunArgs& args) {
   ir::IRModule mod = LoadModule(args.module);
   runtime::SessionOptions options = Options(args, mod);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<std::vector<runtime::Value>> inputs =
-      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata,
-                 args.pipeline.microbatches);
+  std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
+      args.inputs, mod, args.entry, options.kernels, options.metadata, args.pipeline.microbatches);
   runtime::RunResult result =
       runtime::RunPipelineThreads(mod, args.entry, inputs, weights, options);
   std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
@@ -218,9 +217,8 @@ int RunMpiWorker(const RunArgs& args) {
   runtime::ResolveSchedule(options);  // a bad schedule fails before any message
   std::unique_ptr<runtime::Transport> transport = runtime::MakeMpiTransport(options.timeout);
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<std::vector<runtime::Value>> inputs =
-      LoadInputs(args.inputs, mod, args.entry, options.kernels, options.metadata,
-                 args.pipeline.microbatches);
+  std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
+      args.inputs, mod, args.entry, options.kernels, options.metadata, args.pipeline.microbatches);
   if (options.threads_per_group > 0) runtime::SetThreadNumThreads(options.threads_per_group);
   // Epoch 0 of the monotonic clock: the same on every rank of one host.
   runtime::TraceRecorder recorder(std::chrono::steady_clock::time_point{});

@@ -117,8 +117,7 @@ std::vector<std::vector<runtime::Value>> LoadInputs(
     for (size_t i = 0; i < layout.num_inputs; ++i) {
       const ir::Var& param = layout.func->params()[i];
       const std::string& param_name = param->name_hint();
-      const std::string name =
-          microbatches > 0 ? param_name + "." + std::to_string(k) : param_name;
+      const std::string name = microbatches > 0 ? param_name + "." + std::to_string(k) : param_name;
       if (auto call = calls.find(param_name); call != calls.end()) {
         if (file.Contains(name)) {
           throw runtime::RuntimeError(fmt::format(

@@ -50,11 +50,8 @@ Span PassOptions::SpanOf(std::string_view name) const {
 const std::vector<PassInfo>& RegisteredPasses() {
   static const std::vector<PassInfo> kPasses = [] {
     std::vector<PassInfo> all = {
-        AttachPipelineStagesPassInfo(),
-        LegalizeOpsPassInfo(),
-        AutoPipelineStagesPassInfo(),
-        PipelineParallelRewritePassInfo(),
-        VerifyPassInfo(),
+        AttachPipelineStagesPassInfo(),    LegalizeOpsPassInfo(), AutoPipelineStagesPassInfo(),
+        PipelineParallelRewritePassInfo(), VerifyPassInfo(),
     };
     std::sort(all.begin(), all.end(),
               [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });

@@ -142,8 +142,8 @@ const std::vector<Generator>& Generators() {
          c.vocab = 64;
          c.seq = 8;
          c.stages = 1;
-         ir::IRModule mod = script::ParseModule(models::GenerateLlamaExample(c).module_text,
-                                                "llama.py");
+         ir::IRModule mod =
+             script::ParseModule(models::GenerateLlamaExample(c).module_text, "llama.py");
          PassContext ctx;
          return script::PrintModule(ParsePipeline("legalize-ops")->Run(mod, ctx));
        },
