@@ -11,6 +11,7 @@
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/interpreter.h"
+#include "src/runtime/transport_fault.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -252,6 +253,10 @@ RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
                       std::string("failed ") +
                           (dynamic_cast<const ExecutionError*>(&e) ? "" : "in '" + entry + "': ") +
                           e.what());
+  } catch (const std::exception& e) {
+    // Any other exception (a kernel or builtin that throws) fails the worker the same way, so
+    // its caller aborts the other workers instead of leaving them to time out.
+    throw WorkerError(worker, group, std::string("failed in '") + entry + "': " + e.what());
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -265,6 +270,9 @@ RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
   }
   const int num_workers = options.num_groups * options.group_size;
   std::unique_ptr<Transport> transport = MakeThreadTransport(num_workers);
+  if (std::optional<Fault> fault = FaultFromEnvironment()) {
+    transport = InjectFault(std::move(transport), *fault, /*wire_capable=*/false);
+  }
   std::vector<RunResult> results(num_workers);
   std::mutex mu;
   std::optional<WorkerError> first_error;  // the root cause, not an abort it caused
