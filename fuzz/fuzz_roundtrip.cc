@@ -25,8 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (reprinted != printed) {
     fuzz::Finding("the second print differs:\n" + printed + "\n----\n" + reprinted);
   }
-  if (!analysis::StructuralEqual(*mod, *again)) {
-    fuzz::Finding("the reparsed module is not structurally equal:\n" + printed);
+  analysis::StructuralDifference difference;
+  if (!analysis::StructuralEqual(*mod, *again, &difference)) {
+    fuzz::Finding("the reparsed module is not structurally equal (" + difference.ToString() +
+                  "):\n" + printed);
   }
   return 0;
 }

@@ -137,8 +137,9 @@ SafetensorsFile SafetensorsFile::FromMemory(std::string display_name,
       }
       continue;
     }
+    const std::string& name = key;  // clang 14 cannot capture a structured binding
     auto bad = [&](const std::string& message) {
-      fail(fmt::format("tensor '{}': {}", key, message));
+      fail(fmt::format("tensor '{}': {}", name, message));
     };
     if (!value.is_object()) bad("entry is not an object");
     const auto dtype_it = value.find("dtype");
