@@ -117,6 +117,8 @@ SafetensorsFile SafetensorsFile::FromMemory(std::string display_name,
                          });
   } catch (const nlohmann::json::parse_error& e) {
     fail("header is not valid json (at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range&) {
+    fail("header holds a number out of range");  // found by fuzz_safetensors
   }
   if (!header.is_object()) fail("header is not a json object");
 

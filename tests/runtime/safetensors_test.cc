@@ -258,6 +258,14 @@ TEST(SafetensorsErrorsTest, Writer) {
                        "/nonexistent_dir/x.safetensors: duplicate tensor name 'a'");
 }
 
+// Found by fuzz_safetensors: a number too large for a double escaped as a json exception.
+TEST(SafetensorsWriteTest, AnOutOfRangeNumberInTheHeaderIsNamed) {
+  const std::string header = "{\"a\": {\"dtype\": 1e999999}}";
+  std::string image = LittleEndian64(header.size()) + header;
+  EXPECT_RUNTIME_ERROR(SafetensorsFile::FromMemory("mem", nullptr, image.data(), image.size()),
+                       "mem: header holds a number out of range");
+}
+
 // Written whole or not at all: through a temporary file renamed over the target, which a
 // failed write removes.
 TEST(SafetensorsWriteTest, AFailedWriteLeavesNoFile) {
