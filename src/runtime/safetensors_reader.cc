@@ -117,6 +117,8 @@ SafetensorsFile SafetensorsFile::FromMemory(std::string display_name,
                          });
   } catch (const nlohmann::json::parse_error& e) {
     fail("header is not valid json (at byte " + std::to_string(e.byte) + ")");
+  } catch (const nlohmann::json::out_of_range&) {
+    fail("header holds a number out of range");  // found by fuzz_safetensors
   }
   if (!header.is_object()) fail("header is not a json object");
 
@@ -137,8 +139,9 @@ SafetensorsFile SafetensorsFile::FromMemory(std::string display_name,
       }
       continue;
     }
+    const std::string& name = key;  // clang 14 cannot capture a structured binding
     auto bad = [&](const std::string& message) {
-      fail(fmt::format("tensor '{}': {}", key, message));
+      fail(fmt::format("tensor '{}': {}", name, message));
     };
     if (!value.is_object()) bad("entry is not an object");
     const auto dtype_it = value.find("dtype");

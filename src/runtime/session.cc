@@ -26,6 +26,7 @@
 #include "pipesplit/runtime/interpreter.h"
 #include "pipesplit/runtime/linalg.h"
 #include "pipesplit/runtime/threading.h"
+#include "src/runtime/transport_fault.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -388,6 +389,10 @@ RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
                       "failed " + where +
                           (dynamic_cast<const ExecutionError*>(&e) ? "" : "in '" + entry + "': ") +
                           e.what());
+  } catch (const std::exception& e) {
+    // Any other exception (a kernel or builtin that throws) fails the worker the same way, so
+    // its caller aborts the other workers instead of leaving them to time out.
+    throw WorkerError(worker, group, std::string("failed in '") + entry + "': " + e.what());
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
@@ -419,6 +424,9 @@ RunResult RunPipelineThreads(const ir::IRModule& mod, const std::string& entry,
   const int num_workers = options.num_groups * options.group_size;
   std::unique_ptr<Transport> transport =
       MakeThreadTransport(num_workers, LinkCapacity(mod, entry, options));
+  if (std::optional<Fault> fault = FaultFromEnvironment()) {
+    transport = InjectFault(std::move(transport), *fault, /*wire_capable=*/false);
+  }
   const int worker_threads = options.threads_per_group > 0
                                  ? std::max(1, options.threads_per_group / options.group_size)
                                  : 0;

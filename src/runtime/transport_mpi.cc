@@ -1,10 +1,12 @@
 // MPI transport (see transport.h). Messages between a pair of ranks: a header on kHeaderTag
-// (int64: magic, dtype code, bits, lanes, ndim, nbytes, dims...), sent as bytes. A body of at
-// most kInlineBytes follows the header in the same message (one message, one copy: cheaper
-// than a second message for small tensors); a larger body follows on kBodyTag in chunks of at
-// most 1 GiB, received straight into the tensor. Aborts travel on kAbortTag to every other
-// rank. Every wait polls (spin, then yield, then short sleeps), so a dead or silent peer ends
-// in a timeout, never a hang.
+// (the wire format of transport_wire.h: magic, sequence number, dtype, shape, byte count), sent
+// as bytes. A body of at most wire::kInlineBytes follows the header in the same message (one
+// message, one copy: cheaper than a second message for small tensors); a larger body follows on
+// kBodyTag in chunks of at most 1 GiB, received straight into the tensor. The receiver checks
+// the sequence number of each pair, so a duplicated or lost tensor is an error. Aborts travel
+// on kAbortTag to every other rank. Every wait polls (spin, then yield, then short sleeps), so a
+// dead or silent peer ends in a timeout, never a hang. PIPESPLIT_FAULT (transport_fault.h) can
+// garble, duplicate or drop one send for the tests.
 // The C API only (no deprecated C++ bindings).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -12,10 +14,13 @@
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "pipesplit/runtime/transport.h"
+#include "src/runtime/transport_fault.h"
+#include "src/runtime/transport_wire.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -23,10 +28,7 @@ namespace {
 constexpr int kHeaderTag = 101;
 constexpr int kBodyTag = 102;
 constexpr int kAbortTag = 103;
-constexpr int64_t kMagic = 0x7073706c6974;  // "psplit"
 constexpr int64_t kChunk = int64_t{1} << 30;
-constexpr int64_t kInlineBytes = int64_t{64} << 10;
-constexpr int64_t kFixedHeader = 6;  // int64 fields before the dims
 
 void EnsureInit() {
   int initialized = 0;
@@ -39,10 +41,14 @@ void EnsureInit() {
 
 class MpiTransport : public Transport {
  public:
-  explicit MpiTransport(std::chrono::milliseconds send_timeout) : send_timeout_(send_timeout) {
+  MpiTransport(std::chrono::milliseconds send_timeout, std::optional<Fault> fault)
+      : send_timeout_(send_timeout), fault_(fault) {
     EnsureInit();
     MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    sent_.assign(size_, 0);
+    received_.assign(size_, 0);
+    if (fault_ && (!fault_->on_wire() || fault_->worker != rank_)) fault_.reset();
   }
 
   ~MpiTransport() override {
@@ -53,23 +59,22 @@ class MpiTransport : public Transport {
 
   void Send(int from, int to, const Tensor& tensor) override {
     CheckPeer(from == rank_ ? to : from);
-    std::vector<int64_t> header = {kMagic,
-                                   static_cast<int64_t>(tensor.dtype().code()),
-                                   tensor.dtype().bits(),
-                                   tensor.dtype().lanes(),
-                                   tensor.ndim(),
-                                   tensor.nbytes()};
-    header.insert(header.end(), tensor.shape().begin(), tensor.shape().end());
-    const size_t header_bytes = header.size() * sizeof(int64_t);
-    const bool inline_body = tensor.nbytes() <= kInlineBytes;
-    std::vector<char> message(header_bytes + (inline_body ? tensor.nbytes() : 0));
-    std::memcpy(message.data(), header.data(), header_bytes);
-    if (inline_body && tensor.nbytes() > 0) {
-      std::memcpy(message.data() + header_bytes, tensor.raw_data(), tensor.nbytes());
+    CheckPeer(to);
+    const int64_t seq = sent_[to]++;
+    std::vector<char> message = wire::EncodeHeader(tensor, seq);
+    const bool inline_body = tensor.nbytes() <= wire::kInlineBytes;
+    int header_copies = 1;
+    if (fault_ && seq == fault_->send_index) {
+      AnnounceFault(*fault_);
+      if (fault_->kind == Fault::Kind::kDrop) return;
+      if (fault_->kind == Fault::Kind::kDuplicate) header_copies = 2;
+      if (fault_->kind == Fault::Kind::kGarble) message[0] ^= 0x5a;
     }
-    std::vector<MPI_Request> requests(1);
-    MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_BYTE, to, kHeaderTag,
-              MPI_COMM_WORLD, &requests[0]);
+    std::vector<MPI_Request> requests(header_copies);
+    for (MPI_Request& r : requests) {
+      MPI_Isend(message.data(), static_cast<int>(message.size()), MPI_BYTE, to, kHeaderTag,
+                MPI_COMM_WORLD, &r);
+    }
     const char* bytes = static_cast<const char*>(tensor.raw_data());
     for (int64_t offset = 0; !inline_body && offset < tensor.nbytes(); offset += kChunk) {
       int count = static_cast<int>(std::min(kChunk, tensor.nbytes() - offset));
@@ -100,37 +105,22 @@ class MpiTransport : public Transport {
     MPI_Get_count(&status, MPI_BYTE, &count);
     std::vector<char> message(std::max(count, 0));
     MPI_Recv(message.data(), count, MPI_BYTE, from, kHeaderTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    auto malformed = [&] {
-      return RuntimeError("malformed tensor header from worker " + std::to_string(from));
-    };
-    const size_t fixed_bytes = kFixedHeader * sizeof(int64_t);
-    if (message.size() < fixed_bytes) throw malformed();
-    int64_t fixed[kFixedHeader];
-    std::memcpy(fixed, message.data(), fixed_bytes);
-    const int64_t ndim = fixed[4], nbytes = fixed[5];
-    if (fixed[0] != kMagic || ndim < 0 || ndim > (count - static_cast<int64_t>(fixed_bytes)) / 8) {
-      throw malformed();
+    wire::Header header = wire::DecodeHeader(message, from);
+    const int64_t expected = received_[from];
+    if (header.seq != expected) {
+      throw RuntimeError(header.seq < expected
+                             ? "tensor #" + std::to_string(header.seq) + " from worker " +
+                                   std::to_string(from) + " arrived twice (a duplicated message)"
+                             : "tensor #" + std::to_string(expected) + " from worker " +
+                                   std::to_string(from) +
+                                   " never arrived (a lost message): tensor #" +
+                                   std::to_string(header.seq) + " came instead");
     }
-    const size_t header_bytes = fixed_bytes + static_cast<size_t>(ndim) * sizeof(int64_t);
-    const bool inline_body = nbytes >= 0 && nbytes <= kInlineBytes;
-    if (message.size() != header_bytes + (inline_body ? static_cast<size_t>(nbytes) : 0)) {
-      throw malformed();
-    }
-    DataType dtype(static_cast<DataType::Code>(fixed[1]), static_cast<uint16_t>(fixed[2]),
-                   static_cast<uint16_t>(fixed[3]));
-    Shape shape(static_cast<size_t>(ndim));
-    if (ndim > 0) std::memcpy(shape.data(), message.data() + fixed_bytes, ndim * sizeof(int64_t));
-    TensorBuilder builder(dtype, shape);
-    if (builder.nbytes() != nbytes) {
-      throw RuntimeError("tensor from worker " + std::to_string(from) + " announces " +
-                         std::to_string(nbytes) + " bytes for " + dtype.ToString() +
-                         ShapeToString(shape));
-    }
+    ++received_[from];
+    if (header.inline_body) return wire::DecodeInlineTensor(header, message);
+    const int64_t nbytes = header.nbytes;
+    TensorBuilder builder(header.dtype, header.shape);
     char* bytes = static_cast<char*>(builder.raw_data());
-    if (inline_body) {
-      if (nbytes > 0) std::memcpy(bytes, message.data() + header_bytes, nbytes);
-      return std::move(builder).Publish();
-    }
     std::vector<MPI_Request> requests;
     for (int64_t offset = 0; offset < nbytes; offset += kChunk) {
       int chunk = static_cast<int>(std::min(kChunk, nbytes - offset));
@@ -219,6 +209,9 @@ class MpiTransport : public Transport {
   }
 
   std::chrono::milliseconds send_timeout_;
+  std::optional<Fault> fault_;     // a wire fault this rank injects (tests only)
+  std::vector<int64_t> sent_;      // tensors sent to each rank: the next sequence number
+  std::vector<int64_t> received_;  // tensors received from each rank
   int rank_ = 0;
   int size_ = 1;
   bool aborting_ = false;
@@ -229,7 +222,10 @@ class MpiTransport : public Transport {
 }  // namespace
 
 std::unique_ptr<Transport> MakeMpiTransport(std::chrono::milliseconds send_timeout) {
-  return std::make_unique<MpiTransport>(send_timeout);
+  std::optional<Fault> fault = FaultFromEnvironment();
+  std::unique_ptr<Transport> transport = std::make_unique<MpiTransport>(send_timeout, fault);
+  if (!fault || fault->on_wire()) return transport;
+  return InjectFault(std::move(transport), *fault, /*wire_capable=*/true);
 }
 
 int MpiRank() {

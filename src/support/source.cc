@@ -52,6 +52,11 @@ const SourceFile& SourceManager::Add(std::string name, std::string text) {
   return files_.emplace_back(id, std::move(name), std::move(text));
 }
 
+void SourceManager::ResetForFuzzing() {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.clear();
+}
+
 const SourceFile& SourceManager::Get(uint32_t id) const {
   std::lock_guard<std::mutex> lock(mu_);
   PS_CHECK(id >= 1 && id <= files_.size()) << "unknown source file id " << id;

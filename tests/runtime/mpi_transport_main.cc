@@ -78,10 +78,19 @@ int main() {
     std::vector<int64_t> words;  // header, then the inline body as whole words
     std::string expected;
   };
+  // Words: magic, sequence number (rank 0 sent tensors #0..#9 so far), dtype code, bits,
+  // lanes, ndim, nbytes, dims, inline body.
+  const int64_t next = static_cast<int64_t>(cases.size());
   const std::vector<Garbled> garbled = {
-      {{42, 2, 32, 1, 1, 16, 4, 0, 0}, "malformed tensor header from worker 0"},
-      {{kMagic, 2, 32, 1, 1, 16, 4}, "malformed tensor header from worker 0"},  // body missing
-      {{kMagic, 2, 32, 1, 1, 8, 4, 0}, "tensor from worker 0 announces 8 bytes for float32[4]"},
+      {{42, next, 2, 32, 1, 1, 16, 4, 0, 0}, "malformed tensor header from worker 0"},
+      {{kMagic, next, 2, 32, 1, 1, 16, 4}, "malformed tensor header from worker 0"},  // no body
+      {{kMagic, next, 2, 65568, 1, 1, 16, 4, 0, 0}, "malformed tensor header from worker 0"},
+      {{kMagic, next, 2, 32, 1, 1, 8, 4, 0},
+       "tensor from worker 0 announces 8 bytes for float32[4]"},
+      {{kMagic, next - 1, 2, 32, 1, 1, 8, 2, 0},
+       "tensor #9 from worker 0 arrived twice (a duplicated message)"},
+      {{kMagic, next + 2, 2, 32, 1, 1, 8, 2, 0},
+       "tensor #10 from worker 0 never arrived (a lost message): tensor #12 came instead"},
   };
   for (const Garbled& g : garbled) {
     if (rank == 0) {

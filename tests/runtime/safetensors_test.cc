@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -255,6 +256,34 @@ TEST(SafetensorsErrorsTest, Writer) {
                        "/nonexistent_dir/x.safetensors: cannot write: No such file or directory");
   EXPECT_RUNTIME_ERROR(WriteSafetensors("/nonexistent_dir/x.safetensors", dup),
                        "/nonexistent_dir/x.safetensors: duplicate tensor name 'a'");
+}
+
+// Found by fuzz_safetensors: a number too large for a double escaped as a json exception.
+TEST(SafetensorsWriteTest, AnOutOfRangeNumberInTheHeaderIsNamed) {
+  const std::string header = "{\"a\": {\"dtype\": 1e999999}}";
+  std::string image = LittleEndian64(header.size()) + header;
+  EXPECT_RUNTIME_ERROR(SafetensorsFile::FromMemory("mem", nullptr, image.data(), image.size()),
+                       "mem: header holds a number out of range");
+}
+
+// Written whole or not at all: through a temporary file renamed over the target, which a
+// failed write removes.
+TEST(SafetensorsWriteTest, AFailedWriteLeavesNoFile) {
+  const std::string dir = TempPath("atomic_dir");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/target");  // a directory: the rename must fail
+  const std::vector<NamedTensor> ok = {{"a", F32({2}, {1, 2})}};
+  EXPECT_RUNTIME_ERROR(WriteSafetensors(dir + "/target", ok),
+                       dir + "/target: cannot write: Is a directory");
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    left.push_back(entry.path().filename());
+  EXPECT_THAT(left, ::testing::ElementsAre("target"));
+  // A successful write replaces an existing file whole.
+  std::ofstream(dir + "/out", std::ios::binary) << "old contents";
+  WriteSafetensors(dir + "/out", ok);
+  EXPECT_EQ(ReadAll(dir + "/out"), SerializeSafetensors(ok));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

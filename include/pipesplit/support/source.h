@@ -64,6 +64,9 @@ class SourceManager {
   const SourceFile& Add(std::string name, std::string text);
   // The file with that id (id must come from Add).
   const SourceFile& Get(uint32_t id) const;
+  // Forgets every registered file (fuzz targets, between inputs, so memory stays bounded);
+  // no span or reference into a forgotten file may be used afterwards.
+  void ResetForFuzzing();
 
   LineCol Locate(Span span) const;
   std::string Describe(Span span) const;  // "file:line:col", or "<unknown>"
