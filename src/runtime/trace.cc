@@ -223,8 +223,10 @@ std::string TimelineSvg(const RunTrace& trace) {
   chart.title = fmt::format("pipesplit run: {} groups x {} micro-batches", trace.num_groups,
                             trace.num_microbatches);
   for (int g = 0; g < trace.num_groups; ++g) chart.rows.push_back("group " + std::to_string(g));
-  auto [begin, end] = Span(trace);
-  auto ms = [&](double us) { return (us - begin) * 1e-3; };
+  const auto span = Span(trace);
+  const double begin = span.first;
+  const double end = span.second;
+  auto ms = [begin](double us) { return (us - begin) * 1e-3; };
   auto busy = BusyIntervals(trace);
   // Idle background first (everything not busy), then computes, then receive waits on top.
   for (int g = 0; g < trace.num_groups; ++g) {
