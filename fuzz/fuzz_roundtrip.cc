@@ -1,12 +1,28 @@
 // libFuzzer target: parse -> print -> parse -> print. On every input the parser accepts, the
 // printed text parses again, prints byte-identically, and the two modules are structurally
-// equal.
+// equal (but for the one dtype loss TVM's printer has, see PrintedBareByTvm).
 #include <cstddef>
 #include <cstdint>
 
 #include "fuzz/fuzz_util.h"
 #include "pipesplit/analysis/structural_equal.h"
 #include "pipesplit/script/printer.h"
+
+namespace {
+
+// The one loss TVM's printer has by design: inside Relax it prints every integer immediate bare
+// (`R.prim_value(T.int32(1))` prints as `R.prim_value(1)`, its IntImm printer for Relax keeps
+// no dtype), and a bare integer reads back as int64. The printer follows TVM byte for byte, so
+// a difference that is only such a dtype becoming int64 is not a finding.
+bool PrintedBareByTvm(const pipesplit::analysis::StructuralDifference& d) {
+  const std::string_view suffix = ".dtype";
+  const bool dtype_only = d.path.size() >= suffix.size() &&
+                          d.path.compare(d.path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  const bool integer = d.lhs.rfind("int", 0) == 0 || d.lhs.rfind("uint", 0) == 0;
+  return dtype_only && integer && d.rhs == "int64";
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pipesplit;
@@ -26,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fuzz::Finding("the second print differs:\n" + printed + "\n----\n" + reprinted);
   }
   analysis::StructuralDifference difference;
-  if (!analysis::StructuralEqual(*mod, *again, &difference)) {
+  if (!analysis::StructuralEqual(*mod, *again, &difference) && !PrintedBareByTvm(difference)) {
     fuzz::Finding("the reparsed module is not structurally equal (" + difference.ToString() +
                   "):\n" + printed);
   }

@@ -278,6 +278,8 @@ class Lowerer {
   Value MakeSInfo(const std::string& name, const PyExpr* call);
   ir::PrimExpr EvalDim(const PyExpr* e);
   std::vector<ir::PrimExpr> EvalDims(const PyExpr* e);
+  // `dim` if every symbolic variable in it is int64; a located error otherwise.
+  ir::PrimExpr CheckShapeDim(ir::PrimExpr dim, const PyExpr* node);
   ir::PrimExpr ParseStringDim(const PyExpr* e);
   std::string LookupVDevice(const Value& v, const PyExpr* node);
   // Whether `annotation` can never describe a value of struct info `value` (TVM's kFailL0).

@@ -184,18 +184,34 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   Error(call, "unknown struct info '" + display + "'");
 }
 
+ir::PrimExpr Lowerer::CheckShapeDim(ir::PrimExpr dim, const PyExpr* node) {
+  // Relax shapes are int64 (as TVM's ShapeExpr requires): a symbolic variable of another type
+  // would be cast inside every shape that uses it, and such a cast cannot be spelled in a
+  // signature's string dimension.
+  ir::VisitTirVars(dim, [&](const ir::TirVar& var) {
+    if (var->dtype() != DataType::Int(64)) {
+      Error(node, "symbolic shape variable '" + var->name() + "' must be int64, not " +
+                      var->dtype().ToString());
+    }
+  });
+  return dim;
+}
+
 std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
   std::vector<ir::PrimExpr> dims;
   if (e->kind == PyExprKind::kTuple || e->kind == PyExprKind::kList) {
     dims.reserve(e->items.size());
-    for (const PyExpr* item : e->items) dims.push_back(EvalDim(item));
+    for (const PyExpr* item : e->items) dims.push_back(CheckShapeDim(EvalDim(item), item));
     return dims;
   }
   Value v = Eval(e);
   if (v.kind != Value::Kind::kTuple && v.kind != Value::Kind::kList) {
     Error(e, std::string("expected a list of dimensions but found ") + ValueKindName(v.kind));
   }
-  for (const Value& item : v.items) dims.push_back(ToPrim(item, item.node ? item.node : e));
+  for (const Value& item : v.items) {
+    const PyExpr* node = item.node ? item.node : e;
+    dims.push_back(CheckShapeDim(ToPrim(item, node), node));
+  }
   return dims;
 }
 

@@ -71,6 +71,44 @@ bool IsBareLiteral(const PyExpr* e) {
 }
 
 // Named TIR functions mapped to binary operators.
+// The operands of an infix operator, matched as TVM's operators match them
+// (BinaryOpMatchTypes): the narrower of two integer or two float operands, or the integer one
+// beside a float, is cast to the other's dtype, an immediate folding into an immediate. TVM
+// prints an operator whose operands it did not match in call form (T.Add(a, b)), so infix text
+// always means matched operands.
+void MatchOperandDTypes(PrimExpr* a, PrimExpr* b) {
+  DataType ta = (*a)->dtype(), tb = (*b)->dtype();
+  if (ta == tb || ta.is_bool() || tb.is_bool() || ta.lanes() != tb.lanes()) return;
+  auto numeric = [](DataType t) { return t.is_int() || t.is_uint() || t.is_float(); };
+  if (!numeric(ta) || !numeric(tb)) return;
+  auto cast = [](const PrimExpr& e, DataType to) -> PrimExpr {
+    if (const auto* i = ir::As<ir::IntImmNode>(e)) {
+      if (to.is_float()) {
+        return ir::Make<ir::FloatImmNode>(to, static_cast<double>(i->value()), e->span());
+      }
+      return ir::Make<ir::IntImmNode>(to, i->value(), e->span());
+    }
+    if (const auto* f = ir::As<ir::FloatImmNode>(e); f != nullptr && to.is_float()) {
+      return ir::Make<ir::FloatImmNode>(to, f->value(), e->span());
+    }
+    return ir::Make<ir::CastNode>(to, e, e->span());
+  };
+  const bool fa = ta.is_float(), fb = tb.is_float();
+  if (fa != fb) {
+    if (fa) {
+      *b = cast(*b, ta);
+    } else {
+      *a = cast(*a, tb);
+    }
+  } else if (ta.is_int() == tb.is_int() && ta.bits() != tb.bits()) {
+    if (ta.bits() > tb.bits()) {
+      *b = cast(*b, ta);
+    } else {
+      *a = cast(*a, tb);
+    }
+  }
+}
+
 std::optional<BinaryOp> NamedBinary(std::string_view name) {
   if (name == "min") return BinaryOp::kMin;
   if (name == "max") return BinaryOp::kMax;
@@ -368,7 +406,9 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
         }
         std::optional<BinaryOp> op = BinaryOpOf(e->op);
         if (!op) Error(e, std::string("unsupported operator '") + PyOpSpelling(e->op) + "'");
-        return ir::MakeBinary(*op, a, b, span);
+        PrimExpr x = a, y = b;
+        MatchOperandDTypes(&x, &y);
+        return ir::MakeBinary(*op, x, y, span);
       };
       if (e->items.size() == 2 && IsBareLiteral(e->items[0])) {
         PrimExpr rhs = Expr(e->items[1]);

@@ -250,8 +250,10 @@ ir::Expr Lowerer::ToOpArg(const Value& v, const ir::OpParam& param, const std::s
     for (const Value& item : v.items) all_prim &= IsPrimLike(item);
     if (all_prim) {
       std::vector<ir::PrimExpr> values;
-      for (const Value& item : v.items)
-        values.push_back(ToPrim(item, item.node ? item.node : node));
+      for (const Value& item : v.items) {
+        const PyExpr* at = item.node ? item.node : node;
+        values.push_back(CheckShapeDim(ToPrim(item, at), at));
+      }
       return ir::Make<ir::ShapeExprNode>(std::move(values), span);
     }
   }
@@ -361,12 +363,19 @@ void Lowerer::MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool
     *b = convert_literal(*b, ta);
     return;
   }
-  // Promote: float wins over int, wider wins over narrower (TVM's BinaryOpMatchTypes).
+  // Promote: float wins over int, wider wins over narrower (TVM's BinaryOpMatchTypes). As TVM's
+  // cast does, a typed integer immediate cast to another integer type is that immediate.
+  auto cast = [&](const ir::PrimExpr& e, DataType to) -> ir::PrimExpr {
+    const auto* i = ir::As<ir::IntImmNode>(e);
+    if (i != nullptr && to.is_int() && !e->dtype().is_bool())
+      return MakeIntImm(i->value(), to, node);
+    return ir::Make<ir::CastNode>(to, e, e->span());
+  };
   auto rank = [](DataType t) { return (t.is_float() ? 1000 : 0) + t.bits(); };
   if (rank(ta) >= rank(tb)) {
-    *b = ir::Make<ir::CastNode>(ta, *b, (*b)->span());
+    *b = cast(*b, ta);
   } else {
-    *a = ir::Make<ir::CastNode>(tb, *a, (*a)->span());
+    *a = cast(*a, tb);
   }
 }
 

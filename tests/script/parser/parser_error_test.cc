@@ -335,3 +335,21 @@ TEST(ParserError, ExpressionNestedTooDeeply) {
 
 }  // namespace
 }  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// Found by fuzz_rewrite: a shape var of another dtype than int64 was cast inside the shapes that
+// used it, and the rewritten signature's string dimension could not spell the cast.
+TEST(ParserError, ShapeVariableMustBeInt64) {
+  EXPECT_EQ(
+      testing::ParseError("@I.ir_module\nclass Module:\n    @R.function\n"
+                          "    def main(x: R.Object) -> R.Object:\n"
+                          "        m = T.int28()\n"
+                          "        y: R.Tensor((m, 2), \"float32\") = R.zeros(R.shape([m, 2]), "
+                          "\"float32\")\n        return x\n"),
+      "test.py:6:59: error: symbolic shape variable 'm' must be int64, not int28");
+}
+
+}  // namespace
+}  // namespace pipesplit::script
