@@ -65,6 +65,7 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
     Line("for (int64_t " + r + " = 0; " + r + " < " + rb + "; ++" + r + ") {");
     ++indent_;
     Line("PS_IVDEP");
+    if (constant) Line("PS_UNROLL");  // unrolled, GCC vectorizes the straight-line lanes
     Line("for (int64_t " + c + " = 0; " + c + " < " + cb + "; ++" + c + ") {");
     ++indent_;
     const std::string rv = Fresh(plan.loops[row]->loop_var()->name());
