@@ -61,7 +61,7 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
     Line("const int64_t " + count[i] + " = ps_count(" + lo[i] + ", " + hi[i] + ");");
   }
   // The loops around the innermost part: with a register tile, the index loops other than
-  // the row and the moved loop, then the row tiles and the column tiles (the tile itself
+  // the row and the moved loop, then the column tiles and the row tiles (the tile itself
   // runs the order loops); else every loop but the moved one, its tiles at its place.
   std::vector<Emitted> order;
   std::vector<int64_t> tile_size(n, plan.tile);
@@ -71,8 +71,10 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
       if (plan.is_index[i] && l != plan.moved && l != plan.reg_row)
         order.push_back({l, Part::kWhole});
     }
-    order.push_back({plan.reg_row, Part::kTiles});
+    // Row tiles innermost: consecutive tiles share the column panel of the right-hand
+    // operand (read for every order-loop iteration), which then stays in cache.
     order.push_back({plan.moved, Part::kTiles});
+    order.push_back({plan.reg_row, Part::kTiles});
     tile_size[plan.reg_row] = plan.reg_rows;
     tile_size[plan.moved] = plan.reg_cols;
   } else {
