@@ -45,6 +45,12 @@ struct NestPlan {
   // it is cut into, the tile loop staying at its written place (0: not tiled).
   int moved = -1;
   int64_t tile = 0;
+  // The register tile (-1: none): the row loop, another index loop, and the tile's rows and
+  // columns (iterations of the row and the moved loop) held in accumulators across the order
+  // loops. With a register tile the emitter ignores `tile`.
+  int reg_row = -1;
+  int64_t reg_rows = 0;
+  int64_t reg_cols = 0;
 };
 
 // The plan of the perfect nest starting at `outer`, or nullopt when the nest must run as

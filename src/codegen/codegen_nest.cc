@@ -5,6 +5,7 @@
 // loop on the block's T.init condition, so that the innermost loop has no branch and the C++
 // compiler vectorizes it. A T.parallel loop runs its iterations through the launch. Inside a
 // launched body every loop runs serially.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,35 +18,81 @@ using ir::PrimExpr;
 
 void KernelEmitter::EmitNest(const NestPlan& plan) {
   const size_t n = plan.loops.size();
-  Line("{  // loop nest, " + std::string(plan.moved < 0 ? "as written" : "reordered"));
-  ++indent_;
-  std::vector<std::string> lt(n), lo(n), hi(n), var(n), count(n);
+  NestNames nm;
+  nm.lt.resize(n);
+  nm.lo.resize(n);
+  nm.hi.resize(n);
+  nm.var.resize(n);
+  nm.count.resize(n);
+  nm.tile_start.resize(n);
+  nm.tile_end.resize(n);
   for (size_t i = 0; i < n; ++i) {  // the box is the same in every iteration (rule 2)
     const ir::ForNode& loop = *plan.loops[i];
-    lt[i] = ValueType(loop.loop_var()->dtype());
-    lo[i] = Fresh("lo");
-    hi[i] = Fresh("hi");
-    var[i] = Fresh(loop.loop_var()->name());
-    count[i] = Fresh("count");
+    nm.lt[i] = ValueType(loop.loop_var()->dtype());
+    nm.lo[i] = Fresh("lo");
+    nm.hi[i] = Fresh("hi");
+    nm.var[i] = Fresh(loop.loop_var()->name());
+    nm.count[i] = Fresh("count");
+    nm.tile_start[i] = Fresh("tile");
+    nm.tile_end[i] = Fresh("tile_end");
+  }
+  for (size_t i = 0; i < n; ++i) vars_[plan.loops[i]->loop_var().get()] = nm.var[i];
+  // The register tile needs the T.init condition outside the row and the moved loop.
+  const bool reg = plan.reg_row >= 0 && plan.moved >= 0 &&
+                   (!plan.realize->block()->init() ||
+                    HoistedInit(plan, {plan.loops[plan.moved]->loop_var().get(),
+                                       plan.loops[plan.reg_row]->loop_var().get()}));
+  for (size_t i = 0; i < n; ++i) vars_.erase(plan.loops[i]->loop_var().get());
+  Line("{  // loop nest, " + std::string(plan.moved < 0 ? "as written"
+                                         : reg          ? "register-tiled"
+                                                        : "reordered"));
+  ++indent_;
+  const std::vector<std::string>& lt = nm.lt;
+  const std::vector<std::string>& lo = nm.lo;
+  const std::vector<std::string>& hi = nm.hi;
+  const std::vector<std::string>& var = nm.var;
+  const std::vector<std::string>& count = nm.count;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::ForNode& loop = *plan.loops[i];
     Line("const " + lt[i] + " " + lo[i] + " = static_cast<" + lt[i] + ">(" + Expr(loop.min()) +
          ");");
     Line("const " + lt[i] + " " + hi[i] + " = ps_add<" + lt[i] + ">(" + lo[i] + ", static_cast<" +
          lt[i] + ">(" + Expr(loop.extent()) + "));");
     Line("const int64_t " + count[i] + " = ps_count(" + lo[i] + ", " + hi[i] + ");");
   }
+  // The loops around the innermost part: with a register tile, the index loops other than
+  // the row and the moved loop, then the column tiles and the row tiles (the tile itself
+  // runs the order loops); else every loop but the moved one, its tiles at its place.
   std::vector<Emitted> order;
-  for (size_t i = 0; i < n; ++i) {
-    if (static_cast<int>(i) != plan.moved) {
-      order.push_back({static_cast<int>(i), Part::kWhole});
-    } else if (plan.tile > 0) {
-      order.push_back({plan.moved, Part::kTiles});
+  std::vector<int64_t> tile_size(n, plan.tile);
+  if (reg) {
+    for (size_t i = 0; i < n; ++i) {
+      const int l = static_cast<int>(i);
+      if (plan.is_index[i] && l != plan.moved && l != plan.reg_row)
+        order.push_back({l, Part::kWhole});
+    }
+    // Row tiles innermost: consecutive tiles share the column panel of the right-hand
+    // operand (read for every order-loop iteration), which then stays in cache.
+    order.push_back({plan.moved, Part::kTiles});
+    order.push_back({plan.reg_row, Part::kTiles});
+    tile_size[plan.reg_row] = plan.reg_rows;
+    tile_size[plan.moved] = plan.reg_cols;
+  } else {
+    for (size_t i = 0; i < n; ++i) {
+      if (static_cast<int>(i) != plan.moved) {
+        order.push_back({static_cast<int>(i), Part::kWhole});
+      } else if (plan.tile > 0) {
+        order.push_back({plan.moved, Part::kTiles});
+      }
+    }
+    if (plan.moved >= 0) {
+      order.push_back({plan.moved, plan.tile > 0 ? Part::kInTile : Part::kWhole});
     }
   }
-  if (plan.moved >= 0) order.push_back({plan.moved, plan.tile > 0 ? Part::kInTile : Part::kWhole});
-  const std::string tile = IntLiteral(plan.tile);
-  const std::string tile_start = Fresh("tile");
-  const std::string tile_end = Fresh("tile_end");
+  // The entries emitted as loops here; the last one of the plain order is the innermost loop.
+  const size_t outer = reg ? order.size() : order.size() - 1;
   auto iterations = [&](const Emitted& e) {
+    const std::string tile = IntLiteral(tile_size[e.loop]);
     if (e.part == Part::kWhole) return count[e.loop];
     if (e.part == Part::kTiles) return "ps_ceil_div(" + count[e.loop] + ", " + tile + ")";
     return tile;
@@ -58,15 +105,17 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
            ", static_cast<" + lt[l] + ">(" + index + "));");
       return;
     }
-    Line("const " + lt[l] + " " + tile_start + " = ps_add<" + lt[l] + ">(" + lo[l] +
-         ", static_cast<" + lt[l] + ">((" + index + ") * " + tile + "));");
-    Line("const " + lt[l] + " " + tile_end + " = static_cast<int64_t>(" + hi[l] + ") - " +
-         tile_start + " > " + tile + " ? static_cast<" + lt[l] + ">(" + tile_start + " + " + tile +
-         ") : " + hi[l] + ";");
+    const std::string tile = IntLiteral(tile_size[l]);
+    const std::string& ts = nm.tile_start[l];
+    Line("const " + lt[l] + " " + ts + " = ps_add<" + lt[l] + ">(" + lo[l] + ", static_cast<" +
+         lt[l] + ">((" + index + ") * " + tile + "));");
+    Line("const " + lt[l] + " " + nm.tile_end[l] + " = static_cast<int64_t>(" + hi[l] + ") - " +
+         ts + " > " + tile + " ? static_cast<" + lt[l] + ">(" + ts + " + " + tile + ") : " + hi[l] +
+         ";");
   };
   // A parallel launch runs the leading index loops (never the innermost loop).
   size_t prefix = 0;
-  while (!in_parallel_ && prefix + 1 < order.size() && order[prefix].part != Part::kInTile &&
+  while (!in_parallel_ && prefix < outer && order[prefix].part != Part::kInTile &&
          plan.is_index[order[prefix].loop]) {
     ++prefix;
   }
@@ -76,6 +125,12 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
     std::string work = "INT64_C(1)";
     for (size_t k = 0; k < order.size(); ++k) {
       (k < prefix ? total : work) += " * " + iterations(order[k]);
+    }
+    if (reg) {  // the work of a register tile: its rows x columns x the order loops
+      work += " * " + IntLiteral(plan.reg_rows * plan.reg_cols);
+      for (size_t i = 0; i < n; ++i) {
+        if (!plan.is_index[i]) work += " * " + count[i];
+      }
     }
     std::string begin = Fresh("begin");
     std::string end = Fresh("end");
@@ -96,7 +151,7 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
     }
     in_parallel_ = true;
   }
-  for (size_t k = prefix; k + 1 < order.size(); ++k) {
+  for (size_t k = prefix; k < outer; ++k) {
     const Emitted& e = order[k];
     const int l = e.loop;
     if (e.part == Part::kTiles) {
@@ -111,38 +166,13 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
     ++indent_;
   }
   for (size_t i = 0; i < n; ++i) vars_[plan.loops[i]->loop_var().get()] = var[i];
-  // The innermost loop; the moved loop is unswitched on the block's T.init condition when
-  // that does not depend on it, so that its body has no branch and vectorizes.
-  const Emitted& e = order.back();
-  const int l = e.loop;
-  auto innermost = [&](InitMode mode) {
-    if (l == plan.moved) Line("PS_IVDEP");
-    std::string from = e.part == Part::kInTile ? tile_start : lo[l];
-    std::string to = e.part == Part::kInTile ? tile_end : hi[l];
-    Line("for (" + lt[l] + " " + var[l] + " = " + from + "; " + var[l] + " < " + to + "; ++" +
-         var[l] + ") {");
-    ++indent_;
-    init_mode_ = mode;
-    EmitBlock(*plan.realize);
-    --indent_;
-    Line("}");
-  };
-  std::optional<std::string> init = l == plan.moved ? HoistedInit(plan) : std::nullopt;
-  if (init) {
-    Line("if (" + *init + ") {");
-    ++indent_;
-    innermost(InitMode::kAlways);
-    --indent_;
-    Line("} else {");
-    ++indent_;
-    innermost(InitMode::kNever);
-    --indent_;
-    Line("}");
+  if (reg) {
+    EmitRegisterTile(plan, nm);
   } else {
-    innermost(InitMode::kCheck);
+    EmitInnermost(plan, nm, order.back());
   }
   for (size_t i = 0; i < n; ++i) vars_.erase(plan.loops[i]->loop_var().get());
-  for (size_t k = prefix; k + 1 < order.size(); ++k) {
+  for (size_t k = prefix; k < outer; ++k) {
     --indent_;
     Line("}");
   }
@@ -157,14 +187,50 @@ void KernelEmitter::EmitNest(const NestPlan& plan) {
   Line("}");
 }
 
-std::optional<std::string> KernelEmitter::HoistedInit(const NestPlan& plan) {
+void KernelEmitter::EmitInnermost(const NestPlan& plan, const NestNames& nm, const Emitted& e) {
+  // The innermost loop; the moved loop is unswitched on the block's T.init condition when
+  // that does not depend on it, so that its body has no branch and vectorizes.
+  const int l = e.loop;
+  auto innermost = [&](InitMode mode) {
+    if (l == plan.moved) Line("PS_IVDEP");
+    std::string from = e.part == Part::kInTile ? nm.tile_start[l] : nm.lo[l];
+    std::string to = e.part == Part::kInTile ? nm.tile_end[l] : nm.hi[l];
+    Line("for (" + nm.lt[l] + " " + nm.var[l] + " = " + from + "; " + nm.var[l] + " < " + to +
+         "; ++" + nm.var[l] + ") {");
+    ++indent_;
+    init_mode_ = mode;
+    EmitBlock(*plan.realize);
+    --indent_;
+    Line("}");
+  };
+  std::optional<std::string> init =
+      l == plan.moved ? HoistedInit(plan, {plan.loops[plan.moved]->loop_var().get()})
+                      : std::nullopt;
+  if (init) {
+    Line("if (" + *init + ") {");
+    ++indent_;
+    innermost(InitMode::kAlways);
+    --indent_;
+    Line("} else {");
+    ++indent_;
+    innermost(InitMode::kNever);
+    --indent_;
+    Line("}");
+  } else {
+    innermost(InitMode::kCheck);
+  }
+}
+
+std::optional<std::string> KernelEmitter::HoistedInit(
+    const NestPlan& plan, const std::vector<const ir::TirVarNode*>& inner) {
   const ir::BlockNode& block = *plan.realize->block();
   if (!block.init()) return std::nullopt;
-  const ir::TirVarNode* moved = plan.loops[plan.moved]->loop_var().get();
   bool ok = true;
   auto outside = [&](const PrimExpr& x) {
-    ir::VisitTirVars(
-        x, [&](const ir::TirVar& v) { ok = ok && v.get() != moved && vars_.count(v.get()) != 0; });
+    ir::VisitTirVars(x, [&](const ir::TirVar& v) {
+      ok = ok && std::find(inner.begin(), inner.end(), v.get()) == inner.end() &&
+           vars_.count(v.get()) != 0;
+    });
   };
   std::string cond;
   for (size_t i = 0; i < block.iter_vars().size(); ++i) {

@@ -178,6 +178,9 @@ std::string KernelEmitter::Expr(const PrimExpr& e) {
     }
     case ir::NodeKind::kBufferLoad: {
       const auto* n = ir::As<ir::BufferLoadNode>(e);
+      if (acc_buffer_ != nullptr && n->buffer()->data() == (*acc_buffer_)->data()) {
+        return FromStorage(n->buffer()->dtype(), acc_element_);
+      }
       return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
     }
     case ir::NodeKind::kPrimCall:

@@ -116,11 +116,24 @@ class KernelEmitter {
     Part part;
   };
 
+  // The C++ names of a planned nest's loops (per loop, as written): var type, bounds,
+  // iteration count, var, and the bounds of the current tile of a tiled loop.
+  struct NestNames {
+    std::vector<std::string> lt, lo, hi, var, count, tile_start, tile_end;
+  };
+
   void EmitNest(const NestPlan& plan);
 
+  // The innermost loop `e` of a nest without a register tile (codegen_nest.cc).
+  void EmitInnermost(const NestPlan& plan, const NestNames& names, const Emitted& e);
+
+  // The register tile of a nest inside its tile loops (codegen_regtile.cc).
+  void EmitRegisterTile(const NestPlan& plan, const NestNames& names);
+
   // The T.init condition of the nest's block as an expression of the loop vars other than
-  // the moved one; nullopt when there is no init or the condition depends on the moved loop.
-  std::optional<std::string> HoistedInit(const NestPlan& plan);
+  // `inner`; nullopt when there is no init or the condition depends on a var of `inner`.
+  std::optional<std::string> HoistedInit(const NestPlan& plan,
+                                         const std::vector<const ir::TirVarNode*>& inner);
 
   // A T.parallel loop: its iterations are independent by declaration.
   void EmitParallelLoop(const ir::ForNode& n);
@@ -132,6 +145,9 @@ class KernelEmitter {
   // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
   enum class InitMode { kCheck, kAlways, kNever };
   InitMode init_mode_ = InitMode::kCheck;
+  // Inside a register tile's update: loads of this buffer read the accumulator element.
+  const ir::Buffer* acc_buffer_ = nullptr;
+  std::string acc_element_;
   const ir::PrimFuncNode* func_ = nullptr;
   std::ostringstream out_;
   int indent_ = 0;

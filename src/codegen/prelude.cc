@@ -32,6 +32,13 @@ namespace {
 #else
 #define PS_IVDEP
 #endif
+#if defined(__clang__)
+#define PS_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define PS_UNROLL _Pragma("GCC unroll 16")
+#else
+#define PS_UNROLL
+#endif
 
 // ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
 // With F16C (-march=native on a CPU that has it) the conversions of numbers are one
