@@ -10,17 +10,41 @@ namespace pipesplit::script {
 namespace {
 
 bool IsKeyword(std::string_view s) {
-  static constexpr std::string_view kKeywords[] = {
-      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-  // Keywords are 2 to 8 letters and start with a letter that few identifiers start with.
-  if (s.size() < 2 || s.size() > 8) return false;
-  for (std::string_view k : kKeywords) {
-    if (k[0] == s[0] && k == s) return true;
+  // Python's keywords grouped by length (2 to 8 letters): a name is compared only with the
+  // few of its own length, and the first letter rejects nearly every identifier at once.
+  static constexpr std::string_view k2[] = {"as", "if", "in", "is", "or"};
+  static constexpr std::string_view k3[] = {"and", "def", "del", "for", "not", "try"};
+  static constexpr std::string_view k4[] = {"None", "True", "elif", "else", "from", "pass", "with"};
+  static constexpr std::string_view k5[] = {"False", "async", "await", "break",
+                                            "class", "raise", "while", "yield"};
+  static constexpr std::string_view k6[] = {"assert", "except", "global",
+                                            "import", "lambda", "return"};
+  static constexpr std::string_view k7[] = {"finally"};
+  static constexpr std::string_view k8[] = {"continue", "nonlocal"};
+  auto any_of = [s](const auto& keywords) {
+    for (std::string_view k : keywords) {
+      if (k[0] == s[0] && k == s) return true;
+    }
+    return false;
+  };
+  switch (s.size()) {
+    case 2:
+      return any_of(k2);
+    case 3:
+      return any_of(k3);
+    case 4:
+      return any_of(k4);
+    case 5:
+      return any_of(k5);
+    case 6:
+      return any_of(k6);
+    case 7:
+      return any_of(k7);
+    case 8:
+      return any_of(k8);
+    default:
+      return false;
   }
-  return false;
 }
 
 }  // namespace
