@@ -1,17 +1,34 @@
 // Compiler benchmarks: TVMScript parse / print / well-formedness throughput on the shared
 // corpus and on generated lowered Llama-like modules, and the pipeline-parallel rewrite at
 // 8, 80 and 640 layers (8 stages). Throughput is reported as bytes/s of TVMScript text.
+// BM_FrontEnd*: the legalized example Llama (`pipesplit example llama-lowered --layers N
+// --stages 8`) phase by phase (parse, rewrite, print, check), and BM_FreshProcessVsPython the
+// whole `pipesplit opt` job (parse + rewrite + print) in a fresh process next to CPython's
+// `ast.parse` of the same text, with the time and peak-RSS ratios as counters.
 #include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
+#include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/cli/models/llama_example.h"
 #include "src/cli/models/lowered_llama.h"
+
+extern char** environ;
 
 namespace pipesplit {
 namespace {
@@ -133,6 +150,135 @@ void BM_ParseRewritePrint(benchmark::State& state) {
   state.counters["layers"] = static_cast<double>(state.range(0));
 }
 BENCHMARK(BM_ParseRewritePrint)->Arg(8)->Arg(80)->Arg(640)->Unit(benchmark::kMillisecond);
+
+// The text `pipesplit example llama-lowered --layers N --stages 8 --module-only` writes.
+const std::string& LegalizedLlamaText(int layers) {
+  static std::map<int, std::string> cache;
+  auto it = cache.find(layers);
+  if (it != cache.end()) return it->second;
+  models::LlamaConfig config;
+  config.layers = layers;
+  config.stages = 8;
+  ir::IRModule mod = script::ParseModule(models::GenerateLlamaExample(config).module_text, "l");
+  transform::PassContext ctx;
+  mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
+  return cache[layers] = script::PrintModule(mod);
+}
+
+void BM_FrontEndParse(benchmark::State& state) {
+  const std::string& text = LegalizedLlamaText(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(script::ParseModule(text, "model.py"));
+  state.SetBytesProcessed(static_cast<int64_t>(text.size()) * state.iterations());
+}
+BENCHMARK(BM_FrontEndParse)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndRewrite(benchmark::State& state) {
+  ir::IRModule mod =
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py");
+  for (auto _ : state) benchmark::DoNotOptimize(transform::RewritePipelineStages(mod));
+}
+BENCHMARK(BM_FrontEndRewrite)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndPrint(benchmark::State& state) {
+  ir::IRModule mod = transform::RewritePipelineStages(
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py"));
+  int64_t bytes = 0;
+  for (auto _ : state) bytes += static_cast<int64_t>(script::PrintModule(mod).size());
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(BM_FrontEndPrint)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndCheck(benchmark::State& state) {
+  ir::IRModule mod =
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py");
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::CheckWellFormed(mod));
+}
+BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+// Child mode of this binary (see RunChild): parse, rewrite and print the file named by
+// PIPESPLIT_BENCH_CHILD, then exit before the benchmark library starts.
+[[maybe_unused]] const bool kChildRan = [] {
+  const char* path = std::getenv("PIPESPLIT_BENCH_CHILD");
+  if (path == nullptr) return false;
+  std::string text, error;
+  if (!ReadFile(path, &text, &error)) std::_Exit(1);
+  ir::IRModule mod = transform::RewritePipelineStages(script::ParseModule(text, path));
+  std::string out = script::PrintModule(mod);
+  std::_Exit(out.empty() ? 1 : 0);
+}();
+
+struct ChildRun {
+  double seconds = 0;
+  double peak_rss_mb = 0;
+  bool ok = false;
+};
+
+// Runs argv with `env` in a fresh process; wall time from spawn to exit, and its peak RSS.
+ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
+  std::vector<char*> args, envp;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  ChildRun run;
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid;
+  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), envp.data()) != 0) return run;
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(pid, &status, 0, &usage) != pid) return run;
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return run;
+}
+
+void BM_FreshProcessVsPython(benchmark::State& state) {
+  const char* python = "/usr/bin/python3";
+  if (access(python, X_OK) != 0) return state.SkipWithError("python3 not found");
+  int layers = static_cast<int>(state.range(0));
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("pipesplit_bench_" + std::to_string(getpid()) + "_" + std::to_string(layers) + ".py");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << LegalizedLlamaText(layers);
+    if (!out) return state.SkipWithError("cannot write the module to a temporary file");
+  }
+  // The huge-page heap `pipesplit` itself turns on (cli_common.cc), unless the user chose.
+  std::vector<std::string> child_env{"PIPESPLIT_BENCH_CHILD=" + file.string()};
+  if (std::getenv("GLIBC_TUNABLES") == nullptr) {
+    child_env.push_back("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
+  }
+  double ours = 0, theirs = 0, ours_rss = 0, theirs_rss = 0;
+  for (auto _ : state) {
+    ChildRun a = RunChild({"/proc/self/exe"}, child_env);
+    ChildRun b = RunChild(
+        {python, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", file.string()}, {});
+    if (!a.ok || !b.ok) {
+      state.SkipWithError("a child process failed");
+      break;
+    }
+    state.SetIterationTime(a.seconds);
+    ours += a.seconds;
+    theirs += b.seconds;
+    ours_rss = std::max(ours_rss, a.peak_rss_mb);
+    theirs_rss = std::max(theirs_rss, b.peak_rss_mb);
+  }
+  std::filesystem::remove(file);
+  state.counters["python_ms"] = theirs * 1e3 / static_cast<double>(state.iterations());
+  state.counters["time_ratio"] = theirs > 0 ? ours / theirs : 0;
+  state.counters["rss_mb"] = ours_rss;
+  state.counters["python_rss_mb"] = theirs_rss;
+  state.counters["rss_ratio"] = theirs_rss > 0 ? ours_rss / theirs_rss : 0;
+}
+BENCHMARK(BM_FreshProcessVsPython)
+    ->Arg(256)
+    ->Arg(640)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pipesplit
