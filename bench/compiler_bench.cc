@@ -7,7 +7,6 @@
 // `ast.parse` of the same text, with the time and peak-RSS ratios as counters.
 #include <benchmark/benchmark.h>
 #include <spawn.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,8 +194,19 @@ void BM_FrontEndCheck(benchmark::State& state) {
 }
 BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
 
+// Peak RSS of the calling process in MB, from /proc (getrusage would also count the pages
+// of the benchmark process that spawned it, which the child shares until its exec).
+double PeakRssMb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  }
+  return 0;
+}
+
 // Child mode of this binary (see RunChild): parse, rewrite and print the file named by
-// PIPESPLIT_BENCH_CHILD, then exit before the benchmark library starts.
+// PIPESPLIT_BENCH_CHILD, print the peak RSS in MB, and exit before the benchmark starts.
 [[maybe_unused]] const bool kChildRan = [] {
   const char* path = std::getenv("PIPESPLIT_BENCH_CHILD");
   if (path == nullptr) return false;
@@ -204,16 +214,24 @@ BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
   if (!ReadFile(path, &text, &error)) std::_Exit(1);
   ir::IRModule mod = transform::RewritePipelineStages(script::ParseModule(text, path));
   std::string out = script::PrintModule(mod);
+  std::printf("%f\n", PeakRssMb());
+  std::fflush(stdout);
   std::_Exit(out.empty() ? 1 : 0);
 }();
 
+// The same line for python3, run after ast.parse.
+constexpr const char* kPythonPeakRss =
+    "print(next(float(l.split()[1]) / 1024 for l in open('/proc/self/status') "
+    "if l.startswith('VmHWM:')))";
+
 struct ChildRun {
   double seconds = 0;
-  double peak_rss_mb = 0;
+  double peak_rss_mb = 0;  // what the child printed last
   bool ok = false;
 };
 
-// Runs argv with `env` in a fresh process; wall time from spawn to exit, and its peak RSS.
+// Runs argv with `env` added in a fresh process: wall time from spawn to exit, and the peak
+// RSS the child printed on stdout.
 ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
   std::vector<char*> args, envp;
   for (std::string& a : argv) args.push_back(a.data());
@@ -222,15 +240,28 @@ ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   ChildRun run;
+  int fds[2];
+  if (pipe(fds) != 0) return run;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
   auto start = std::chrono::steady_clock::now();
   pid_t pid;
-  if (posix_spawn(&pid, args[0], nullptr, nullptr, args.data(), envp.data()) != 0) return run;
+  int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string output;
+  char buffer[256];
+  ssize_t n;
+  while (spawned == 0 && (n = read(fds[0], buffer, sizeof(buffer))) > 0) output.append(buffer, n);
+  close(fds[0]);
+  if (spawned != 0) return run;
   int status = 0;
-  struct rusage usage {};
-  if (wait4(pid, &status, 0, &usage) != pid) return run;
+  if (waitpid(pid, &status, 0) != pid) return run;
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.peak_rss_mb = static_cast<double>(usage.ru_maxrss) / 1024.0;
-  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  run.peak_rss_mb = std::strtod(output.c_str(), nullptr);
+  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && run.peak_rss_mb > 0;
   return run;
 }
 
@@ -246,16 +277,15 @@ void BM_FreshProcessVsPython(benchmark::State& state) {
     out << LegalizedLlamaText(layers);
     if (!out) return state.SkipWithError("cannot write the module to a temporary file");
   }
-  // The huge-page heap `pipesplit` itself turns on (cli_common.cc), unless the user chose.
   std::vector<std::string> child_env{"PIPESPLIT_BENCH_CHILD=" + file.string()};
-  if (std::getenv("GLIBC_TUNABLES") == nullptr) {
-    child_env.push_back("GLIBC_TUNABLES=glibc.malloc.hugetlb=1");
-  }
   double ours = 0, theirs = 0, ours_rss = 0, theirs_rss = 0;
   for (auto _ : state) {
     ChildRun a = RunChild({"/proc/self/exe"}, child_env);
     ChildRun b = RunChild(
-        {python, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", file.string()}, {});
+        {python, "-c",
+         std::string("import ast, sys; ast.parse(open(sys.argv[1]).read()); ") + kPythonPeakRss,
+         file.string()},
+        {});
     if (!a.ok || !b.ok) {
       state.SkipWithError("a child process failed");
       break;
