@@ -313,43 +313,70 @@ PyExpr* SyntaxParser::ParseComparison() {
   return NewNode(PyExprKind::kCompare, op, {lhs, rhs}, begin, prev_end_);
 }
 
+namespace {
+
+// The level of a binary operator token in ParseBinary (0 `|`, 1 `^`, 2 `&`, 3 shifts,
+// 4 `+ -`, 5 `* / // % @`), or -1 when the token is none.
+int BinaryLevel(const Token& t, PyOp* op) {
+  if (t.kind != TokenKind::kPunct) return -1;
+  switch (t.punct) {
+    case Punct::kPipe:
+      *op = PyOp::kBitOr;
+      return 0;
+    case Punct::kCaret:
+      *op = PyOp::kBitXor;
+      return 1;
+    case Punct::kAmp:
+      *op = PyOp::kBitAnd;
+      return 2;
+    case Punct::kLShift:
+      *op = PyOp::kLShift;
+      return 3;
+    case Punct::kRShift:
+      *op = PyOp::kRShift;
+      return 3;
+    case Punct::kPlus:
+      *op = PyOp::kAdd;
+      return 4;
+    case Punct::kMinus:
+      *op = PyOp::kSub;
+      return 4;
+    case Punct::kStar:
+      *op = PyOp::kMul;
+      return 5;
+    case Punct::kSlash:
+      *op = PyOp::kDiv;
+      return 5;
+    case Punct::kDoubleSlash:
+      *op = PyOp::kFloorDiv;
+      return 5;
+    case Punct::kPercent:
+      *op = PyOp::kMod;
+      return 5;
+    case Punct::kAt:
+      *op = PyOp::kMatMul;
+      return 5;
+    default:
+      return -1;
+  }
+}
+
+constexpr int kTightestBinaryLevel = 5;
+
+}  // namespace
+
+// Precedence climbing: one factor, then every operator of `level` or tighter, left to right;
+// an operator's right operand takes only the operators tighter than its own (all of these
+// associate to the left). One call per operand instead of one per level.
 PyExpr* SyntaxParser::ParseBinary(int level) {
-  if (level > 5) return ParseFactor();
   uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseBinary(level + 1);
+  PyExpr* lhs = ParseFactor();
   while (true) {
-    const Token& t = Peek();
-    if (t.kind != TokenKind::kPunct) break;
     PyOp op = PyOp::kNone;
-    switch (level) {
-      case 0:
-        if (t.punct == Punct::kPipe) op = PyOp::kBitOr;
-        break;
-      case 1:
-        if (t.punct == Punct::kCaret) op = PyOp::kBitXor;
-        break;
-      case 2:
-        if (t.punct == Punct::kAmp) op = PyOp::kBitAnd;
-        break;
-      case 3:
-        if (t.punct == Punct::kLShift) op = PyOp::kLShift;
-        if (t.punct == Punct::kRShift) op = PyOp::kRShift;
-        break;
-      case 4:
-        if (t.punct == Punct::kPlus) op = PyOp::kAdd;
-        if (t.punct == Punct::kMinus) op = PyOp::kSub;
-        break;
-      default:
-        if (t.punct == Punct::kStar) op = PyOp::kMul;
-        if (t.punct == Punct::kSlash) op = PyOp::kDiv;
-        if (t.punct == Punct::kDoubleSlash) op = PyOp::kFloorDiv;
-        if (t.punct == Punct::kPercent) op = PyOp::kMod;
-        if (t.punct == Punct::kAt) op = PyOp::kMatMul;
-        break;
-    }
-    if (op == PyOp::kNone) break;
+    int op_level = BinaryLevel(Peek(), &op);
+    if (op_level < level) break;
     Next();
-    PyExpr* rhs = ParseBinary(level + 1);
+    PyExpr* rhs = op_level < kTightestBinaryLevel ? ParseBinary(op_level + 1) : ParseFactor();
     lhs = NewNode(PyExprKind::kBinOp, op, {lhs, rhs}, begin, prev_end_);
   }
   return lhs;
