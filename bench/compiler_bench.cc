@@ -1,17 +1,33 @@
 // Compiler benchmarks: TVMScript parse / print / well-formedness throughput on the shared
 // corpus and on generated lowered Llama-like modules, and the pipeline-parallel rewrite at
 // 8, 80 and 640 layers (8 stages). Throughput is reported as bytes/s of TVMScript text.
+// BM_FrontEnd*: the legalized example Llama (`pipesplit example llama-lowered --layers N
+// --stages 8`) phase by phase (parse, rewrite, print, check), and BM_FreshProcessVsPython the
+// whole `pipesplit opt` job (parse + rewrite + print) in a fresh process next to CPython's
+// `ast.parse` of the same text, with the time and peak-RSS ratios as counters.
 #include <benchmark/benchmark.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
+#include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/cli/models/llama_example.h"
 #include "src/cli/models/lowered_llama.h"
+
+extern char** environ;
 
 namespace pipesplit {
 namespace {
@@ -133,6 +149,166 @@ void BM_ParseRewritePrint(benchmark::State& state) {
   state.counters["layers"] = static_cast<double>(state.range(0));
 }
 BENCHMARK(BM_ParseRewritePrint)->Arg(8)->Arg(80)->Arg(640)->Unit(benchmark::kMillisecond);
+
+// The text `pipesplit example llama-lowered --layers N --stages 8 --module-only` writes.
+const std::string& LegalizedLlamaText(int layers) {
+  static std::map<int, std::string> cache;
+  auto it = cache.find(layers);
+  if (it != cache.end()) return it->second;
+  models::LlamaConfig config;
+  config.layers = layers;
+  config.stages = 8;
+  ir::IRModule mod = script::ParseModule(models::GenerateLlamaExample(config).module_text, "l");
+  transform::PassContext ctx;
+  mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
+  return cache[layers] = script::PrintModule(mod);
+}
+
+void BM_FrontEndParse(benchmark::State& state) {
+  const std::string& text = LegalizedLlamaText(static_cast<int>(state.range(0)));
+  for (auto _ : state) benchmark::DoNotOptimize(script::ParseModule(text, "model.py"));
+  state.SetBytesProcessed(static_cast<int64_t>(text.size()) * state.iterations());
+}
+BENCHMARK(BM_FrontEndParse)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndRewrite(benchmark::State& state) {
+  ir::IRModule mod =
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py");
+  for (auto _ : state) benchmark::DoNotOptimize(transform::RewritePipelineStages(mod));
+}
+BENCHMARK(BM_FrontEndRewrite)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndPrint(benchmark::State& state) {
+  ir::IRModule mod = transform::RewritePipelineStages(
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py"));
+  int64_t bytes = 0;
+  for (auto _ : state) bytes += static_cast<int64_t>(script::PrintModule(mod).size());
+  state.SetBytesProcessed(bytes);
+}
+BENCHMARK(BM_FrontEndPrint)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+void BM_FrontEndCheck(benchmark::State& state) {
+  ir::IRModule mod =
+      script::ParseModule(LegalizedLlamaText(static_cast<int>(state.range(0))), "model.py");
+  for (auto _ : state) benchmark::DoNotOptimize(analysis::CheckWellFormed(mod));
+}
+BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
+
+// Peak RSS of the calling process in MB, from /proc (getrusage would also count the pages
+// of the benchmark process that spawned it, which the child shares until its exec).
+double PeakRssMb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  }
+  return 0;
+}
+
+// Child mode of this binary (see RunChild): parse, rewrite and print the file named by
+// PIPESPLIT_BENCH_CHILD, print the peak RSS in MB, and exit before the benchmark starts.
+[[maybe_unused]] const bool kChildRan = [] {
+  const char* path = std::getenv("PIPESPLIT_BENCH_CHILD");
+  if (path == nullptr) return false;
+  std::string text, error;
+  if (!ReadFile(path, &text, &error)) std::_Exit(1);
+  ir::IRModule mod = transform::RewritePipelineStages(script::ParseModule(text, path));
+  std::string out = script::PrintModule(mod);
+  std::printf("%f\n", PeakRssMb());
+  std::fflush(stdout);
+  std::_Exit(out.empty() ? 1 : 0);
+}();
+
+// The same line for python3, run after ast.parse.
+constexpr const char* kPythonPeakRss =
+    "print(next(float(l.split()[1]) / 1024 for l in open('/proc/self/status') "
+    "if l.startswith('VmHWM:')))";
+
+struct ChildRun {
+  double seconds = 0;
+  double peak_rss_mb = 0;  // what the child printed last
+  bool ok = false;
+};
+
+// Runs argv with `env` added in a fresh process: wall time from spawn to exit, and the peak
+// RSS the child printed on stdout.
+ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
+  std::vector<char*> args, envp;
+  for (std::string& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  ChildRun run;
+  int fds[2];
+  if (pipe(fds) != 0) return run;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid;
+  int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string output;
+  char buffer[256];
+  ssize_t n;
+  while (spawned == 0 && (n = read(fds[0], buffer, sizeof(buffer))) > 0) output.append(buffer, n);
+  close(fds[0]);
+  if (spawned != 0) return run;
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return run;
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.peak_rss_mb = std::strtod(output.c_str(), nullptr);
+  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && run.peak_rss_mb > 0;
+  return run;
+}
+
+void BM_FreshProcessVsPython(benchmark::State& state) {
+  const char* python = "/usr/bin/python3";
+  if (access(python, X_OK) != 0) return state.SkipWithError("python3 not found");
+  int layers = static_cast<int>(state.range(0));
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("pipesplit_bench_" + std::to_string(getpid()) + "_" + std::to_string(layers) + ".py");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out << LegalizedLlamaText(layers);
+    if (!out) return state.SkipWithError("cannot write the module to a temporary file");
+  }
+  std::vector<std::string> child_env{"PIPESPLIT_BENCH_CHILD=" + file.string()};
+  double ours = 0, theirs = 0, ours_rss = 0, theirs_rss = 0;
+  for (auto _ : state) {
+    ChildRun a = RunChild({"/proc/self/exe"}, child_env);
+    ChildRun b = RunChild(
+        {python, "-c",
+         std::string("import ast, sys; ast.parse(open(sys.argv[1]).read()); ") + kPythonPeakRss,
+         file.string()},
+        {});
+    if (!a.ok || !b.ok) {
+      state.SkipWithError("a child process failed");
+      break;
+    }
+    state.SetIterationTime(a.seconds);
+    ours += a.seconds;
+    theirs += b.seconds;
+    ours_rss = std::max(ours_rss, a.peak_rss_mb);
+    theirs_rss = std::max(theirs_rss, b.peak_rss_mb);
+  }
+  std::filesystem::remove(file);
+  state.counters["python_ms"] = theirs * 1e3 / static_cast<double>(state.iterations());
+  state.counters["time_ratio"] = theirs > 0 ? ours / theirs : 0;
+  state.counters["rss_mb"] = ours_rss;
+  state.counters["python_rss_mb"] = theirs_rss;
+  state.counters["rss_ratio"] = theirs_rss > 0 ? ours_rss / theirs_rss : 0;
+}
+BENCHMARK(BM_FreshProcessVsPython)
+    ->Arg(256)
+    ->Arg(640)
+    ->UseManualTime()
+    ->Iterations(3)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace pipesplit

@@ -193,12 +193,18 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
   // Rebuild through Substitute-like mapping with VisitPrimExpr.
   struct Mapper {
     ExprMutator* self;
+    // The mapped dims; allocated only from the first dim that changes (unchanged: empty).
     std::vector<PrimExpr> Map(const std::vector<PrimExpr>& in, bool* changed) {
       std::vector<PrimExpr> out;
-      out.reserve(in.size());
-      for (const PrimExpr& e : in) {
-        out.push_back(self->VisitPrimExpr(e));
-        *changed |= out.back() != e;
+      for (size_t i = 0; i < in.size(); ++i) {
+        PrimExpr e = self->VisitPrimExpr(in[i]);
+        if (!*changed) {
+          if (e == in[i]) continue;
+          *changed = true;
+          out.reserve(in.size());
+          out.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        out.push_back(std::move(e));
       }
       return out;
     }

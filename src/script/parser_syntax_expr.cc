@@ -10,17 +10,41 @@ namespace pipesplit::script {
 namespace {
 
 bool IsKeyword(std::string_view s) {
-  static constexpr std::string_view kKeywords[] = {
-      "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
-      "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
-  // Keywords are 2 to 8 letters and start with a letter that few identifiers start with.
-  if (s.size() < 2 || s.size() > 8) return false;
-  for (std::string_view k : kKeywords) {
-    if (k[0] == s[0] && k == s) return true;
+  // Python's keywords grouped by length (2 to 8 letters): a name is compared only with the
+  // few of its own length, and the first letter rejects nearly every identifier at once.
+  static constexpr std::string_view k2[] = {"as", "if", "in", "is", "or"};
+  static constexpr std::string_view k3[] = {"and", "def", "del", "for", "not", "try"};
+  static constexpr std::string_view k4[] = {"None", "True", "elif", "else", "from", "pass", "with"};
+  static constexpr std::string_view k5[] = {"False", "async", "await", "break",
+                                            "class", "raise", "while", "yield"};
+  static constexpr std::string_view k6[] = {"assert", "except", "global",
+                                            "import", "lambda", "return"};
+  static constexpr std::string_view k7[] = {"finally"};
+  static constexpr std::string_view k8[] = {"continue", "nonlocal"};
+  auto any_of = [s](const auto& keywords) {
+    for (std::string_view k : keywords) {
+      if (k[0] == s[0] && k == s) return true;
+    }
+    return false;
+  };
+  switch (s.size()) {
+    case 2:
+      return any_of(k2);
+    case 3:
+      return any_of(k3);
+    case 4:
+      return any_of(k4);
+    case 5:
+      return any_of(k5);
+    case 6:
+      return any_of(k6);
+    case 7:
+      return any_of(k7);
+    case 8:
+      return any_of(k8);
+    default:
+      return false;
   }
-  return false;
 }
 
 }  // namespace
@@ -289,43 +313,70 @@ PyExpr* SyntaxParser::ParseComparison() {
   return NewNode(PyExprKind::kCompare, op, {lhs, rhs}, begin, prev_end_);
 }
 
+namespace {
+
+// The level of a binary operator token in ParseBinary (0 `|`, 1 `^`, 2 `&`, 3 shifts,
+// 4 `+ -`, 5 `* / // % @`), or -1 when the token is none.
+int BinaryLevel(const Token& t, PyOp* op) {
+  if (t.kind != TokenKind::kPunct) return -1;
+  switch (t.punct) {
+    case Punct::kPipe:
+      *op = PyOp::kBitOr;
+      return 0;
+    case Punct::kCaret:
+      *op = PyOp::kBitXor;
+      return 1;
+    case Punct::kAmp:
+      *op = PyOp::kBitAnd;
+      return 2;
+    case Punct::kLShift:
+      *op = PyOp::kLShift;
+      return 3;
+    case Punct::kRShift:
+      *op = PyOp::kRShift;
+      return 3;
+    case Punct::kPlus:
+      *op = PyOp::kAdd;
+      return 4;
+    case Punct::kMinus:
+      *op = PyOp::kSub;
+      return 4;
+    case Punct::kStar:
+      *op = PyOp::kMul;
+      return 5;
+    case Punct::kSlash:
+      *op = PyOp::kDiv;
+      return 5;
+    case Punct::kDoubleSlash:
+      *op = PyOp::kFloorDiv;
+      return 5;
+    case Punct::kPercent:
+      *op = PyOp::kMod;
+      return 5;
+    case Punct::kAt:
+      *op = PyOp::kMatMul;
+      return 5;
+    default:
+      return -1;
+  }
+}
+
+constexpr int kTightestBinaryLevel = 5;
+
+}  // namespace
+
+// Precedence climbing: one factor, then every operator of `level` or tighter, left to right;
+// an operator's right operand takes only the operators tighter than its own (all of these
+// associate to the left). One call per operand instead of one per level.
 PyExpr* SyntaxParser::ParseBinary(int level) {
-  if (level > 5) return ParseFactor();
   uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseBinary(level + 1);
+  PyExpr* lhs = ParseFactor();
   while (true) {
-    const Token& t = Peek();
-    if (t.kind != TokenKind::kPunct) break;
     PyOp op = PyOp::kNone;
-    switch (level) {
-      case 0:
-        if (t.punct == Punct::kPipe) op = PyOp::kBitOr;
-        break;
-      case 1:
-        if (t.punct == Punct::kCaret) op = PyOp::kBitXor;
-        break;
-      case 2:
-        if (t.punct == Punct::kAmp) op = PyOp::kBitAnd;
-        break;
-      case 3:
-        if (t.punct == Punct::kLShift) op = PyOp::kLShift;
-        if (t.punct == Punct::kRShift) op = PyOp::kRShift;
-        break;
-      case 4:
-        if (t.punct == Punct::kPlus) op = PyOp::kAdd;
-        if (t.punct == Punct::kMinus) op = PyOp::kSub;
-        break;
-      default:
-        if (t.punct == Punct::kStar) op = PyOp::kMul;
-        if (t.punct == Punct::kSlash) op = PyOp::kDiv;
-        if (t.punct == Punct::kDoubleSlash) op = PyOp::kFloorDiv;
-        if (t.punct == Punct::kPercent) op = PyOp::kMod;
-        if (t.punct == Punct::kAt) op = PyOp::kMatMul;
-        break;
-    }
-    if (op == PyOp::kNone) break;
+    int op_level = BinaryLevel(Peek(), &op);
+    if (op_level < level) break;
     Next();
-    PyExpr* rhs = ParseBinary(level + 1);
+    PyExpr* rhs = op_level < kTightestBinaryLevel ? ParseBinary(op_level + 1) : ParseFactor();
     lhs = NewNode(PyExprKind::kBinOp, op, {lhs, rhs}, begin, prev_end_);
   }
   return lhs;

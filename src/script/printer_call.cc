@@ -108,10 +108,19 @@ std::optional<std::string> Printer::CallTirFamily(const ir::CallNode& call) {
     }
   }
   usage_ |= kUseRelax;
-  auto result = [&](const char* callee) {
-    std::vector<std::string> all = pos;
-    all.insert(all.end(), kwargs.begin(), kwargs.end());
-    return std::string(callee) + "(" + Join(all) + ")";
+  auto result = [&](const char* callee) {  // callee(pos..., kwargs...), built in place
+    std::string out = callee;
+    out += '(';
+    bool first = true;
+    for (const std::vector<std::string>* list : {&pos, &kwargs}) {
+      for (const std::string& part : *list) {
+        if (!first) out += ", ";
+        out += part;
+        first = false;
+      }
+    }
+    out += ')';
+    return out;
   };
   if (is_grad) return result("R.call_tir_with_grad");
   if (is_dps) return result("R.call_dps_packed");

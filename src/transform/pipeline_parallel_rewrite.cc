@@ -56,6 +56,7 @@ class StageMutator : public ir::ExprMutator {
 
   // The stage's copy of every symbolic var in `e` (created on first sight).
   ir::PrimExpr VisitPrimExpr(const ir::PrimExpr& e) override {
+    if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return e;  // most dims
     ir::VisitTirVars(e, [&](const ir::TirVar& v) { Copy(v); });
     return ir::Substitute(e, *symbols_);
   }

@@ -7,6 +7,7 @@
 #ifndef PIPESPLIT_IR_NODE_H_
 #define PIPESPLIT_IR_NODE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <utility>
@@ -89,13 +90,36 @@ class Node {
 template <typename T>
 using Ptr = std::shared_ptr<const T>;
 
+// Node storage: per-thread free lists of 16-byte size classes carved from 256 KiB chunks
+// (node.cc). A block freed on another thread joins that thread's lists; chunks are never
+// returned, so a block stays valid memory whatever thread frees it. Larger requests go to
+// operator new. Under AddressSanitizer every block comes from operator new, so its checks
+// keep seeing each node.
+void* PoolAllocate(size_t bytes);
+void PoolFree(void* block, size_t bytes);
+
+// The allocator `Make` hands to std::allocate_shared: node and reference counts share one
+// pooled block, and shared_ptr semantics (weak refs, aliasing, casts) are unchanged.
+template <typename T>
+struct PoolAllocator {
+  using value_type = T;
+  PoolAllocator() = default;
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U>&) {}  // NOLINT(google-explicit-constructor): rebind
+  T* allocate(size_t n) { return static_cast<T*>(PoolAllocate(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { PoolFree(p, n * sizeof(T)); }
+  template <typename U>
+  bool operator==(const PoolAllocator<U>&) const {
+    return true;
+  }
+};
+
 // The one place IR nodes are allocated: `Make<CallNode>(op, args, ...)` forwards to the node's
 // constructor. Passes, the parser and tests build nodes only through it (or through the named
-// helpers built on it, such as IntImm or MakeBinary), so the allocation strategy (a pool or a
-// per-module arena) can change here alone.
+// helpers built on it, such as IntImm or MakeBinary), so the allocation strategy lives here.
 template <typename T, typename... Args>
 Ptr<T> Make(Args&&... args) {
-  return std::make_shared<const T>(std::forward<Args>(args)...);
+  return std::allocate_shared<const T>(PoolAllocator<T>(), std::forward<Args>(args)...);
 }
 
 // Checked downcasts by node kind. `As` returns nullptr when the node is not a T.

@@ -281,6 +281,21 @@ TEST(ParserExpr, PackedCalls) {
   EXPECT_EQ(b.attrs()[0].first, "flag");
 }
 
+// Binary operators by Python's precedence, each level associating to the left.
+TEST(ParserExpr, BinaryOperatorPrecedence) {
+  ir::IRModule mod = Parse(WithBody(
+      R"(        a = R.shape([n * 2 + n // 3 - n % 5 * 7, n - (n + 1) - n, (n + 2) * n, 1 + n * 3 + 2 * n])
+        return x
+)"));
+  const auto* shape =
+      ir::As<ir::ShapeExprNode>(FindBinding(GetFunction(mod, "main"), "a")->value());
+  ASSERT_EQ(shape->values().size(), 4u);
+  EXPECT_EQ(ir::ToString(shape->values()[0]), "n * 2 + n // 3 - n % 5 * 7");
+  EXPECT_EQ(ir::ToString(shape->values()[1]), "n - (n + 1) - n");
+  EXPECT_EQ(ir::ToString(shape->values()[2]), "(n + 2) * n");
+  EXPECT_EQ(ir::ToString(shape->values()[3]), "1 + n * 3 + 2 * n");
+}
+
 TEST(ParserExpr, TirIntrinsicsInSymbolicExpressions) {
   ir::IRModule mod = Parse(WithBody(
       R"(        a = R.shape([T.max(n, 1), T.min(n, 2) + T.floordiv(n, 2), T.Cast("int64", T.int32(5)), n % 3, T.truncmod(n, 4)])
