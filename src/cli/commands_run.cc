@@ -252,7 +252,11 @@ int RunMpiCommand(const RunArgs& args) {
   }
   std::fflush(stderr);
   std::fflush(stdout);
-  runtime::FinalizeMpi();
+  if (std::optional<std::string> lost = runtime::FinalizeMpi()) {
+    if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
+    std::fflush(stderr);
+    exit_code = 1;
+  }
   return exit_code;
 }
 

@@ -5,13 +5,16 @@
 // kBodyTag in chunks of at most 1 GiB, received straight into the tensor. The receiver checks
 // the sequence number of each pair, so a duplicated or lost tensor is an error. Aborts travel
 // on kAbortTag to every other rank. Every wait polls (spin, then yield, then short sleeps), so a
-// dead or silent peer ends in a timeout, never a hang. PIPESPLIT_FAULT (transport_fault.h) can
+// dead or silent peer ends in a timeout, never a hang; a peer on the same host that was killed
+// (its identity is exchanged at start, peer_process.h) is noticed within kPeerCheckInterval,
+// whether or not mpirun ends the job first. PIPESPLIT_FAULT (transport_fault.h) can
 // garble, duplicate or drop one send for the tests.
 // The C API only (no deprecated C++ bindings).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <optional>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "pipesplit/runtime/transport.h"
+#include "src/runtime/peer_process.h"
 #include "src/runtime/transport_fault.h"
 #include "src/runtime/transport_wire.h"
 
@@ -29,11 +33,23 @@ constexpr int kHeaderTag = 101;
 constexpr int kBodyTag = 102;
 constexpr int kAbortTag = 103;
 constexpr int64_t kChunk = int64_t{1} << 30;
+constexpr auto kPeerCheckInterval = std::chrono::milliseconds(100);
+
+// Set when a peer was found dead: MPI_Finalize is a collective fence that would wait for it.
+std::atomic<bool> peer_lost{false};
+// Every rank's process, by rank (set when the transport starts; read by FinalizeMpi).
+std::vector<ProcessIdentity> peer_processes;
+
+std::string GoneMessage(int peer, int64_t pid) {
+  return "worker " + std::to_string(peer) + " (MPI rank " + std::to_string(peer) + ", pid " +
+         std::to_string(pid) + ") is gone: it exited or was killed";
+}
 
 void EnsureInit() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    DieWithLauncher();
     int provided = 0;
     MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
   }
@@ -48,6 +64,11 @@ class MpiTransport : public Transport {
     MPI_Comm_size(MPI_COMM_WORLD, &size_);
     sent_.assign(size_, 0);
     received_.assign(size_, 0);
+    ProcessIdentity self = SelfIdentity();
+    peers_.resize(size_);
+    MPI_Allgather(&self, sizeof(self), MPI_BYTE, peers_.data(), sizeof(self), MPI_BYTE,
+                  MPI_COMM_WORLD);
+    peer_processes = peers_;
     if (fault_ && (!fault_->on_wire() || fault_->worker != rank_)) fault_.reset();
   }
 
@@ -81,7 +102,7 @@ class MpiTransport : public Transport {
       requests.emplace_back();
       MPI_Isend(bytes + offset, count, MPI_BYTE, to, kBodyTag, MPI_COMM_WORLD, &requests.back());
     }
-    Wait(requests, send_timeout_, "sending a tensor to worker " + std::to_string(to));
+    Wait(requests, send_timeout_, to, "sending a tensor to worker " + std::to_string(to));
   }
 
   Tensor Recv(int to, int from, std::chrono::milliseconds timeout) override {
@@ -99,6 +120,7 @@ class MpiTransport : public Transport {
         throw RuntimeError("timed out after " + Seconds(timeout) +
                            " waiting for a tensor from worker " + std::to_string(from));
       }
+      CheckAlive(from, now, "waiting for a tensor from it");
       Backoff(now - start);
     }
     int count = 0;
@@ -127,7 +149,7 @@ class MpiTransport : public Transport {
       requests.emplace_back();
       MPI_Irecv(bytes + offset, chunk, MPI_BYTE, from, kBodyTag, MPI_COMM_WORLD, &requests.back());
     }
-    Wait(requests, timeout, "receiving a tensor from worker " + std::to_string(from));
+    Wait(requests, timeout, from, "receiving a tensor from worker " + std::to_string(from));
     (void)to;
     return std::move(builder).Publish();
   }
@@ -183,7 +205,18 @@ class MpiTransport : public Transport {
     throw TransportAborted(message);
   }
 
-  void Wait(std::vector<MPI_Request>& requests, std::chrono::milliseconds timeout,
+  // Throws when `peer` runs on this host and is gone; checks at most once per
+  // kPeerCheckInterval.
+  void CheckAlive(int peer, std::chrono::steady_clock::time_point now, const std::string& doing) {
+    if (now - last_peer_check_ < kPeerCheckInterval) return;
+    last_peer_check_ = now;
+    if (ProcessAlive(peers_[peer])) return;
+    peer_lost = true;
+    throw RuntimeError(GoneMessage(peer, peers_[peer].pid) + " while worker " +
+                       std::to_string(rank_) + " was " + doing);
+  }
+
+  void Wait(std::vector<MPI_Request>& requests, std::chrono::milliseconds timeout, int peer,
             const std::string& what) {
     auto start = std::chrono::steady_clock::now();
     auto deadline = start + timeout;
@@ -204,6 +237,7 @@ class MpiTransport : public Transport {
       }
       auto now = std::chrono::steady_clock::now();
       if (now > deadline) throw RuntimeError("timed out after " + Seconds(timeout) + " " + what);
+      CheckAlive(peer, now, what);
       Backoff(now - start);
     }
   }
@@ -217,6 +251,8 @@ class MpiTransport : public Transport {
   bool aborting_ = false;
   std::string abort_message_;
   std::vector<MPI_Request> abort_requests_;
+  std::vector<ProcessIdentity> peers_;  // every rank's process, by rank
+  std::chrono::steady_clock::time_point last_peer_check_{};
 };
 
 }  // namespace
@@ -242,11 +278,35 @@ int MpiWorldSize() {
   return size;
 }
 
-void FinalizeMpi() {
+std::optional<std::string> FinalizeMpi() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Finalize();
+  if (!initialized || finalized) return std::nullopt;
+  // MPI_Finalize waits for every rank, a dead one included. So first wait for all ranks in a
+  // barrier polled beside the liveness of the ranks on this host: a rank that died (SIGKILL, the
+  // OOM killer) ends the wait here, whether or not mpirun has noticed it yet.
+  if (peer_lost) return std::string();
+  MPI_Request barrier;
+  MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+  auto last_check = std::chrono::steady_clock::now();
+  for (;;) {
+    int done = 0;
+    MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    if (done) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_check < kPeerCheckInterval) continue;
+    last_check = now;
+    for (size_t r = 0; r < peer_processes.size(); ++r) {
+      if (ProcessAlive(peer_processes[r])) continue;
+      peer_lost = true;
+      return GoneMessage(static_cast<int>(r), peer_processes[r].pid) +
+             " before the end of the run";
+    }
+  }
+  MPI_Finalize();
+  return std::nullopt;
 }
 
 }  // namespace pipesplit::runtime

@@ -21,7 +21,8 @@ inline std::string Binary() { return std::string(PIPESPLIT_BINARY_DIR) + "/pipes
 
 // Runs a shell command line with a time limit; `timeout` kills it (exit 124) if it hangs.
 inline Result Shell(const std::string& command, int seconds = 120) {
-  std::string line = "timeout " + std::to_string(seconds) + " " + command + " 2>&1";
+  // -k: a command that ignores SIGTERM is killed 5 s later (MPI ranks die with their launcher).
+  std::string line = "timeout -k 5 " + std::to_string(seconds) + " " + command + " 2>&1";
   Result result;
   FILE* pipe = popen(line.c_str(), "r");
   if (pipe == nullptr) return result;

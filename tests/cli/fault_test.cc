@@ -161,8 +161,7 @@ TEST(FaultTest, DuplicatedAndMissingMessagesAreNamed) {
   // The last message of the stage lost: the receive either times out (--timeout 1) or, when
   // worker 0's end-of-run trace message (every group's first rank sends its timeline slices to
   // the last group) comes first, sees that message in its place.
-  RunFault(ex, Fault("drop@0:1") + run + ex.Args("two.py"),
-           "from worker 0", "drop last, mpi");
+  RunFault(ex, Fault("drop@0:1") + run + ex.Args("two.py"), "from worker 0", "drop last, mpi");
   Result last = Shell(Fault("drop@0:1") + run + ex.Args("two.py"), 60);
   EXPECT_THAT(last.output,
               testing::AnyOf(HasSubstr("timed out after 1 s waiting for a tensor from worker 0"),
@@ -171,16 +170,20 @@ TEST(FaultTest, DuplicatedAndMissingMessagesAreNamed) {
 
 TEST(FaultTest, ARankKilledMidRunStopsTheOthers) {
   // 4 stages on 4 ranks: rank 1 has received from rank 0 and dies before it sends; ranks 2 and
-  // 3 are waiting. mpirun reports the killed rank and ends the others. The killed rank cannot
-  // exit 1 itself: mpirun's status is checked to be non-zero and the message is named.
+  // 3 are waiting. Either rank 2 notices that the rank it waits for is gone (and names it), or
+  // mpirun notices the killed rank first and ends the others; whichever comes first. The killed
+  // rank cannot exit 1 itself: mpirun's status is checked to be non-zero.
   Example ex = Generate("kill", 4);
   const int64_t start = NowMs();
-  Result r = Shell(Fault("kill@1") + Mpirun(4) + Binary() + " run --transport mpi " +
-                   ex.Args("model.split.py"));
+  Result r = Shell(
+      Fault("kill@1") + Mpirun(4) + Binary() + " run --transport mpi " + ex.Args("model.split.py"),
+      60);
   const int64_t end = NowMs();
   EXPECT_NE(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("fault injected: kill on worker 1"));
-  EXPECT_THAT(r.output, testing::ContainsRegex("rank 1 .*exited on signal 9"));
+  EXPECT_THAT(r.output, testing::AnyOf(testing::ContainsRegex("rank 1 .*exited on signal 9"),
+                                       HasSubstr("worker 1 (MPI rank 1, pid ")))
+      << r.output;
   std::smatch m;
   ASSERT_TRUE(
       std::regex_search(r.output, m, std::regex("fault injected: kill on worker 1 at (\\d+)")));

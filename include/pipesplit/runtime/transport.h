@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pipesplit/runtime/tensor.h"
@@ -48,7 +49,10 @@ std::unique_ptr<Transport> MakeMpiTransport(std::chrono::milliseconds send_timeo
 // This process's rank and the world size (initializing MPI if needed).
 int MpiRank();
 int MpiWorldSize();
-void FinalizeMpi();
+// Waits for every rank, then shuts MPI down. When a rank on this host died first, MPI is left
+// as it is (finalizing would wait for the dead rank) and the result says so: a message to
+// report, or an empty one when this rank has already reported the loss.
+std::optional<std::string> FinalizeMpi();
 
 }  // namespace pipesplit::runtime
 
