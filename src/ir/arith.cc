@@ -179,6 +179,41 @@ bool ProvablyEqual(const PrimExpr& a, const PrimExpr& b) {
 
 PrimExpr Int64(int64_t value) { return IntImm(value); }
 
+PrimExpr CastTo(const PrimExpr& e, DataType to) {
+  if (e->dtype() == to) return e;
+  if (const auto* i = As<IntImmNode>(e); i != nullptr && !e->dtype().is_bool()) {
+    if (to.is_float()) return Make<FloatImmNode>(to, static_cast<double>(i->value()), e->span());
+    if (to.is_int() || to.is_uint()) return Make<IntImmNode>(to, i->value(), e->span());
+  }
+  if (const auto* f = As<FloatImmNode>(e); f != nullptr && to.is_float()) {
+    return Make<FloatImmNode>(to, f->value(), e->span());
+  }
+  return Make<CastNode>(to, e, e->span());
+}
+
+void MatchOperandDTypes(PrimExpr* a, PrimExpr* b) {
+  const DataType ta = (*a)->dtype(), tb = (*b)->dtype();
+  if (ta == tb || ta.lanes() != tb.lanes()) return;
+  auto numeric = [](DataType t) { return t.is_int() || t.is_uint() || t.is_float(); };
+  if (!numeric(ta) || !numeric(tb) || ta.is_bool() || tb.is_bool()) return;
+  if (ta.is_float() != tb.is_float()) {
+    if (ta.is_float()) {
+      *b = CastTo(*b, ta);
+    } else {
+      *a = CastTo(*a, tb);
+    }
+  } else if (ta.is_int() != tb.is_int() && !ta.is_float()) {
+    const DataType to(DataType::Code::kInt, static_cast<uint16_t>(std::max(ta.bits(), tb.bits())),
+                      static_cast<uint16_t>(ta.lanes()));
+    *a = CastTo(*a, to);
+    *b = CastTo(*b, to);
+  } else if (ta.bits() > tb.bits()) {
+    *b = CastTo(*b, ta);
+  } else if (tb.bits() > ta.bits()) {
+    *a = CastTo(*a, tb);
+  }
+}
+
 PrimExpr Add(const PrimExpr& a, const PrimExpr& b) {
   return Simplify(MakeBinary(BinaryOp::kAdd, a, b));
 }

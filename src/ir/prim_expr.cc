@@ -45,6 +45,13 @@ const char* BinaryOpName(BinaryOp op) {
   return "?";
 }
 
+std::optional<BinaryOp> BinaryOpFromName(std::string_view name) {
+  for (int i = static_cast<int>(BinaryOp::kAdd); i <= static_cast<int>(BinaryOp::kOr); ++i) {
+    if (name == BinaryOpName(static_cast<BinaryOp>(i))) return static_cast<BinaryOp>(i);
+  }
+  return std::nullopt;
+}
+
 bool IsComparison(BinaryOp op) { return op >= BinaryOp::kEQ && op <= BinaryOp::kGE; }
 
 PrimExpr IntImm(int64_t value, DataType dtype) { return Make<IntImmNode>(dtype, value); }

@@ -147,6 +147,24 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
     v.node = call;
     return v;
   }
+  if (std::optional<ir::BinaryOp> op = ir::BinaryOpFromName(name)) {
+    // TVM's node constructors (T.Add, T.FloorDiv, ...) take operands of one dtype; a Python
+    // number takes the other operand's.
+    if (call->items.size() != 3 || !call->keywords.empty()) {
+      Error(call, display + " expects 2 arguments");
+    }
+    Value a = Eval(call->items[1]);
+    Value b = Eval(call->items[2]);
+    ir::PrimExpr x = ToPrim(a, call->items[1]);
+    ir::PrimExpr y = ToPrim(b, call->items[2]);
+    const bool a_number = a.kind != Value::Kind::kPrim, b_number = b.kind != Value::Kind::kPrim;
+    if (a_number != b_number) MatchDTypes(&x, &y, a_number, b_number, call);
+    if (!(x->dtype() == y->dtype())) {
+      Error(call, display + " needs operands of one dtype, not " + x->dtype().ToString() + " and " +
+                      y->dtype().ToString());
+    }
+    return prim_value(ir::MakeBinary(*op, x, y, SpanOf(call)));
+  }
   if (name == "prim_func") Error(call, "@T.prim_func functions are only allowed at module level");
   // Any other intrinsic: T.<name>(args...) with the dtype of its first argument.
   std::vector<ir::PrimExpr> args;

@@ -327,6 +327,9 @@ class Lowerer {
   FunctionState* fn_ = nullptr;
   bool signature_mode_ = false;  // evaluating a function signature
   bool create_symbols_ = false;  // undefined names in dimensions become symbolic vars
+  // A copy of the file in which string dimensions holding escaped quotes
+  // ("n * T.Cast(\"int32\", m)") read unescaped, at the same offsets (made on first use).
+  std::unique_ptr<SourceFile> unescaped_file_;
 };
 
 // Leaf expressions and tuples: what TVM's normalizer leaves in place as an argument.

@@ -225,17 +225,48 @@ ir::PrimExpr Lowerer::EvalDim(const PyExpr* e) {
   return ToPrim(v, e);
 }
 
+// The only escapes a dimension needs are its own quote inside (TVM prints
+// R.Prim(value="n * T.Cast(\"int32\", m)")): each `\"` is read as ` "` from a copy of the file,
+// so every token keeps its offset and diagnostics point into the original text.
 ir::PrimExpr Lowerer::ParseStringDim(const PyExpr* e) {
   std::string_view t = e->text;
-  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] ||
-      t.find('\\') != std::string_view::npos ||
-      t.substr(1, t.size() - 2).find(t[0]) != std::string_view::npos) {
-    Error(e, "a symbolic dimension must be a plain string literal without escapes");
+  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0]) {
+    Error(e, "a symbolic dimension must be a plain string literal");
   }
-  std::vector<Token> tokens = LexExpression(file_, e->begin + 1, e->end - 1, options_.max_depth);
+  const char quote = t[0];
+  std::string_view body = t.substr(1, t.size() - 2);
+  bool escaped = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (body[i] == '\\') {
+      if (i + 1 >= body.size() || body[i + 1] != quote) {
+        Error(e, "a symbolic dimension may escape only its own quote");
+      }
+      escaped = true;
+      ++i;
+    } else if (body[i] == quote) {
+      Error(e, "a symbolic dimension must be a plain string literal");
+    }
+  }
+  const SourceFile* source = &file_;
+  if (escaped) {
+    if (unescaped_file_ == nullptr) {
+      unescaped_file_ = std::make_unique<SourceFile>(file_.id(), file_.name(), file_.text());
+    }
+    // An opening \" reads as ` "`, a closing one as `" `: the inner string keeps its value.
+    bool open = true;
+    for (uint32_t i = e->begin + 1; i + 1 < e->end; ++i) {
+      if (file_.text()[i] != '\\') continue;
+      unescaped_file_->SetByte(open ? i : i + 1, ' ');
+      unescaped_file_->SetByte(open ? i + 1 : i, quote);
+      open = !open;
+      ++i;
+    }
+    source = unescaped_file_.get();
+  }
+  std::vector<Token> tokens = LexExpression(*source, e->begin + 1, e->end - 1, options_.max_depth);
   if (tokens.size() <= 1) Error(e, "empty symbolic dimension");
   SyntaxTree tree;
-  SyntaxParser parser(file_, tokens, options_.max_depth, &tree);
+  SyntaxParser parser(*source, tokens, options_.max_depth, &tree);
   const PyExpr* expr = parser.ParseStandaloneExpression();
   bool saved = create_symbols_;
   if (signature_mode_) create_symbols_ = true;

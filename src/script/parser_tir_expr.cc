@@ -1,6 +1,8 @@
 // TIR lowering, part 1: expressions, buffer regions, buffer declarations and attributes.
 #include <cmath>
+#include <limits>
 
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_syntax.h"
 #include "src/script/parser_tir.h"
@@ -71,49 +73,11 @@ bool IsBareLiteral(const PyExpr* e) {
 }
 
 // Named TIR functions mapped to binary operators.
-// The operands of an infix operator, matched as TVM's operators match them
-// (BinaryOpMatchTypes): the narrower of two integer or two float operands, or the integer one
-// beside a float, is cast to the other's dtype, an immediate folding into an immediate. TVM
-// prints an operator whose operands it did not match in call form (T.Add(a, b)), so infix text
-// always means matched operands.
-void MatchOperandDTypes(PrimExpr* a, PrimExpr* b) {
-  DataType ta = (*a)->dtype(), tb = (*b)->dtype();
-  if (ta == tb || ta.is_bool() || tb.is_bool() || ta.lanes() != tb.lanes()) return;
-  auto numeric = [](DataType t) { return t.is_int() || t.is_uint() || t.is_float(); };
-  if (!numeric(ta) || !numeric(tb)) return;
-  auto cast = [](const PrimExpr& e, DataType to) -> PrimExpr {
-    if (const auto* i = ir::As<ir::IntImmNode>(e)) {
-      if (to.is_float()) {
-        return ir::Make<ir::FloatImmNode>(to, static_cast<double>(i->value()), e->span());
-      }
-      return ir::Make<ir::IntImmNode>(to, i->value(), e->span());
-    }
-    if (const auto* f = ir::As<ir::FloatImmNode>(e); f != nullptr && to.is_float()) {
-      return ir::Make<ir::FloatImmNode>(to, f->value(), e->span());
-    }
-    return ir::Make<ir::CastNode>(to, e, e->span());
-  };
-  const bool fa = ta.is_float(), fb = tb.is_float();
-  if (fa != fb) {
-    if (fa) {
-      *b = cast(*b, ta);
-    } else {
-      *a = cast(*a, tb);
-    }
-  } else if (ta.is_int() == tb.is_int() && ta.bits() != tb.bits()) {
-    if (ta.bits() > tb.bits()) {
-      *b = cast(*b, ta);
-    } else {
-      *a = cast(*a, tb);
-    }
-  }
-}
-
 std::optional<BinaryOp> NamedBinary(std::string_view name) {
   if (name == "min") return BinaryOp::kMin;
   if (name == "max") return BinaryOp::kMax;
   if (name == "truncmod") return BinaryOp::kMod;
-  if (name == "truncdiv" || name == "Div") return BinaryOp::kDiv;
+  if (name == "truncdiv") return BinaryOp::kDiv;
   if (name == "floordiv") return BinaryOp::kFloorDiv;
   if (name == "floormod") return BinaryOp::kFloorMod;
   return std::nullopt;
@@ -407,7 +371,7 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
         std::optional<BinaryOp> op = BinaryOpOf(e->op);
         if (!op) Error(e, std::string("unsupported operator '") + PyOpSpelling(e->op) + "'");
         PrimExpr x = a, y = b;
-        MatchOperandDTypes(&x, &y);
+        ir::MatchOperandDTypes(&x, &y);
         return ir::MakeBinary(*op, x, y, span);
       };
       if (e->items.size() == 2 && IsBareLiteral(e->items[0])) {
@@ -438,6 +402,19 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
   if (std::optional<DataType> dtype = DataType::Parse(name)) {
     // T.int64(5), T.float16(7), T.bool(True); T.int64(x) of an expression casts.
     expect_args(1);
+    if (args[0]->kind == PyExprKind::kString) {
+      // T.float32("inf"), T.float32("-inf"), T.float32("nan"): how non-finite values print.
+      std::string_view text = args[0]->str;
+      if (!dtype->is_float() || (text != "inf" && text != "-inf" && text != "nan")) {
+        Error(args[0], callee +
+                           " of a string takes \"inf\", \"-inf\" or \"nan\" and a float "
+                           "dtype");
+      }
+      double value = text == "nan"
+                         ? std::numeric_limits<double>::quiet_NaN()
+                         : (text == "inf" ? 1 : -1) * std::numeric_limits<double>::infinity();
+      return ir::Make<ir::FloatImmNode>(*dtype, value, span);
+    }
     if (IsBareLiteral(args[0]) || args[0]->kind == PyExprKind::kBool) {
       PrimExpr v = Expr(args[0], *dtype);
       if (const auto* i = ir::As<ir::IntImmNode>(v)) {
@@ -461,9 +438,30 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     return ir::Make<ir::SelectNode>(cond, t, Expr(args[2], t->dtype()), span);
   }
   if (std::optional<BinaryOp> op = NamedBinary(name)) {
+    // Operator functions (T.floordiv, T.min, ...) match their operands' dtypes as TVM's do.
     expect_args(2);
     PrimExpr a = Expr(args[0]);
-    return ir::MakeBinary(*op, a, Expr(args[1], a->dtype()), span);
+    PrimExpr b = Expr(args[1], a->dtype());
+    ir::MatchOperandDTypes(&a, &b);
+    return ir::MakeBinary(*op, a, b, span);
+  }
+  if (std::optional<BinaryOp> op = ir::BinaryOpFromName(name)) {
+    // TVM's node constructors (T.Add, T.FloorDiv, ...) take operands of one dtype; a bare
+    // literal takes the other operand's.
+    expect_args(2);
+    PrimExpr a, b;
+    if (IsBareLiteral(args[0]) && !IsBareLiteral(args[1])) {
+      b = Expr(args[1]);
+      a = Expr(args[0], b->dtype());
+    } else {
+      a = Expr(args[0]);
+      b = Expr(args[1], a->dtype());
+    }
+    if (!(a->dtype() == b->dtype())) {
+      Error(e, callee + " needs operands of one dtype, not " + a->dtype().ToString() + " and " +
+                   b->dtype().ToString());
+    }
+    return ir::MakeBinary(*op, a, b, span);
   }
   if (IsKnownIntrinsic(name)) {
     if (!e->keywords.empty()) Error(e, callee + " takes no keyword arguments");

@@ -3,6 +3,7 @@
 // its Python op wrappers apply.
 #include <limits>
 
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
 
@@ -363,20 +364,7 @@ void Lowerer::MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool
     *b = convert_literal(*b, ta);
     return;
   }
-  // Promote: float wins over int, wider wins over narrower (TVM's BinaryOpMatchTypes). As TVM's
-  // cast does, a typed integer immediate cast to another integer type is that immediate.
-  auto cast = [&](const ir::PrimExpr& e, DataType to) -> ir::PrimExpr {
-    const auto* i = ir::As<ir::IntImmNode>(e);
-    if (i != nullptr && to.is_int() && !e->dtype().is_bool())
-      return MakeIntImm(i->value(), to, node);
-    return ir::Make<ir::CastNode>(to, e, e->span());
-  };
-  auto rank = [](DataType t) { return (t.is_float() ? 1000 : 0) + t.bits(); };
-  if (rank(ta) >= rank(tb)) {
-    *b = cast(*b, ta);
-  } else {
-    *a = cast(*a, tb);
-  }
+  ir::MatchOperandDTypes(a, b);
 }
 
 }  // namespace pipesplit::script

@@ -14,6 +14,12 @@ SourceFile::SourceFile(uint32_t id, std::string name, std::string text)
   }
 }
 
+void SourceFile::SetByte(uint32_t offset, char c) {
+  PS_CHECK(offset < text_.size() && text_[offset] != '\n' && c != '\n')
+      << "SetByte at " << offset << " of " << name_;
+  text_[offset] = c;
+}
+
 LineCol SourceFile::Locate(uint32_t offset) const {
   offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
   auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);

@@ -147,24 +147,42 @@ class SymbolPlanner {
       for (const TirVar& v : symbols.cast_targets) defined_.insert(v.get());
     }
     // `s`: the dispatcher's vars the stage mentions, in order of first appearance.
+    // An R.Shape holds int64 values only: a var of another dtype (an `R.Prim(value="n")`
+    // parameter with n = T.int32()) cannot be passed that way and is reported where the stage
+    // first needs it.
     std::unordered_set<const TirVarNode*> seen;
-    auto take = [&](const TirVar& v) {
-      if (dispatcher_.count(v.get()) && seen.insert(v.get()).second) {
-        stage.shape_vars.push_back(v);
+    std::unordered_set<const TirVarNode*> in_params;  // bound by the stage's own parameters
+    for (const ir::Var& p : stage.params) {
+      for (const TirVar& v : SymbolsOf(p->struct_info())) in_params.insert(v.get());
+    }
+    auto take = [&](const TirVar& v, const Span& at) {
+      if (!dispatcher_.count(v.get()) || !seen.insert(v.get()).second) return;
+      if (v->dtype() != DataType::Int(64)) {
+        if (in_params.count(v.get())) return;
+        errors_->Error(at, "stage " + std::to_string(s) + " of " + name_ +
+                               " needs symbolic variable '" + v->name() +
+                               "' from its caller, but "
+                               "it is " +
+                               v->dtype().ToString() +
+                               " and stages receive symbolic variables in an R.Shape (int64 "
+                               "only); compute what the stage needs in stage 0, or declare it "
+                               "T.int64()");
+        return;
       }
+      stage.shape_vars.push_back(v);
     };
     for (const ir::Var& p : stage.params) {
-      for (const TirVar& v : SymbolsOf(p->struct_info())) take(v);
+      for (const TirVar& v : SymbolsOf(p->struct_info())) take(v, p->span());
     }
     if (s > 0) {
       for (const Transfer& t : plan_.transfers[s - 1]) {
-        for (const TirVar& v : SymbolsOf(t.receiver->struct_info())) take(v);
+        for (const TirVar& v : SymbolsOf(t.receiver->struct_info())) take(v, t.value->span());
       }
     }
     for (const ir::Binding& b : stage.bindings) {
       BindingSymbols symbols = CollectBindingSymbols(b);
-      for (const TirVar& v : symbols.uses) take(v);
-      for (const TirVar& v : SymbolsOf(b->var()->struct_info())) take(v);
+      for (const TirVar& v : symbols.uses) take(v, b->span());
+      for (const TirVar& v : SymbolsOf(b->var()->struct_info())) take(v, b->span());
     }
   }
 

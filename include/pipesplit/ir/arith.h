@@ -76,6 +76,16 @@ bool KnownNonNegative(const PrimExpr& e);
 // CanonicalSimplify is the same function.
 PrimExpr NormalizeArith(const PrimExpr& e);
 
+// `e` as dtype `to`, as TVM's cast builds it: an immediate becomes an immediate of `to` (an
+// integer to a float is that float), anything else a Cast node; `e` itself when it has `to`.
+PrimExpr CastTo(const PrimExpr& e, DataType to);
+
+// Brings the operands of a binary operator to one dtype as TVM's operators do
+// (BinaryOpMatchTypes): a float beats an integer, the wider of two ints (or two uints, or two
+// floats) wins, an int beside a uint makes both the int of the larger width. Operands of
+// other pairs (bool, handles, differing lanes) are left as they are: the caller reports them.
+void MatchOperandDTypes(PrimExpr* a, PrimExpr* b);
+
 }  // namespace pipesplit::ir
 
 #endif  // PIPESPLIT_IR_ARITH_H_

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -96,6 +97,8 @@ enum class BinaryOp : uint8_t {
 
 // Name used in diagnostics and in T.<Name>(a, b) spelling ("Add", "FloorDiv", ...).
 const char* BinaryOpName(BinaryOp op);
+// The operator whose BinaryOpName is `name` (TVM's node constructors T.Add, T.FloorDiv, ...).
+std::optional<BinaryOp> BinaryOpFromName(std::string_view name);
 bool IsComparison(BinaryOp op);
 
 class BinaryNode : public PrimExprNode {

@@ -36,6 +36,8 @@ class SourceFile {
   uint32_t OffsetOf(LineCol pos) const;
   // The text of a 1-based line, without its newline.
   std::string_view Line(uint32_t line) const;
+  // Replaces one byte in place (not a newline, and not by one): offsets and lines stay valid.
+  void SetByte(uint32_t offset, char c);
 
  private:
   uint32_t id_;

@@ -1,0 +1,114 @@
+// Parser regressions found by the fuzz targets (fuzz/): each input once printed text that did not
+// parse, or parsed into something other than what was printed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "pipesplit/ir/prim_expr.h"
+#include "pipesplit/script/printer.h"
+#include "tests/script/parser/parser_test_util.h"
+
+namespace pipesplit::script {
+namespace {
+
+using testing::Parse;
+using testing::ParseError;
+
+constexpr const char* kModule = "@I.ir_module\nclass Module:\n";
+
+// A Relax function f(x: R.Shape(["k", "m"])) with int64 k, m; `lines` start on line 7.
+std::string ShapeFunction(const std::string& lines) {
+  return std::string(kModule) +
+         "    @R.function\n"
+         "    def f(x: R.Shape([\"k\", \"m\"])):\n"
+         "        k = T.int64()\n"
+         "        m = T.int64()\n" +
+         lines;
+}
+
+// A prim_func k(A: (4,) float32) whose body starts on line 5.
+std::string Kernel(const std::string& body) {
+  return std::string(kModule) +
+         "    @T.prim_func\n"
+         "    def k(A: T.Buffer((4,), \"float32\")):\n" +
+         body;
+}
+
+void ExpectPrintIsFixedPoint(const ir::IRModule& mod) {
+  const std::string printed = PrintModule(mod);
+  EXPECT_EQ(PrintModule(Parse(printed)), printed);
+}
+
+// fuzz_tir: a non-finite float immediate prints as T.float32("-inf") inside a kernel, which the
+// TIR expression parser did not read.
+TEST(ParserFuzzRegression, NonFiniteFloatImmediatesInsideTir) {
+  ir::IRModule mod =
+      Parse(Kernel("        A[0] = T.Cast(\"float32\", T.float32(\"-inf\") + T.float32(38))\n"
+                   "        A[1] = T.float32(\"inf\")\n"
+                   "        A[2] = T.float32(\"nan\")\n"));
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("T.float32(\"-inf\") + T.float32(38)"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("A[2] = T.float32(\"nan\")"), std::string::npos) << printed;
+  ExpectPrintIsFixedPoint(mod);
+}
+
+TEST(ParserFuzzRegression, StringImmediateNeedsAFloatAndAKnownValue) {
+  EXPECT_EQ(ParseError(Kernel("        A[0] = T.Cast(\"float32\", T.int32(\"inf\"))\n")),
+            "test.py:5:42: error: T.int32 of a string takes \"inf\", \"-inf\" or \"nan\" and a "
+            "float dtype");
+  EXPECT_EQ(ParseError(Kernel("        A[0] = T.float32(\"big\")\n")),
+            "test.py:5:26: error: T.float32 of a string takes \"inf\", \"-inf\" or \"nan\" and a "
+            "float dtype");
+}
+
+// fuzz_roundtrip: T.Add(k, T.int32(0)) in a shape was an opaque call "Add" with an int32
+// operand, printed with a bare 0 that reads back as int64. T.Add is TVM's node constructor:
+// it builds the Add node, and its operands must have one dtype (a Python number takes the
+// other's).
+TEST(ParserFuzzRegression, NodeConstructorsBuildBinaryNodesOfOneDType) {
+  ir::IRModule mod =
+      Parse(ShapeFunction("        return R.shape([T.Add(k, 0), T.FloorDiv(m, 1), 2])\n"));
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("R.shape([T.Add(k, 0), T.FloorDiv(m, 1), 2])"), std::string::npos)
+      << printed;
+  ExpectPrintIsFixedPoint(mod);
+  EXPECT_EQ(ParseError(ShapeFunction("        return R.shape([T.Add(k, T.int32(0)), m])\n")),
+            "test.py:7:25: error: T.Add needs operands of one dtype, not int64 and int32");
+}
+
+TEST(ParserFuzzRegression, TirNodeConstructorsNeedOneDType) {
+  ir::IRModule mod = Parse(Kernel("        A[0] = T.Add(A[1], T.float32(0))\n"));
+  const std::string printed = PrintModule(mod);
+  EXPECT_EQ(PrintModule(Parse(printed)), printed);
+  EXPECT_EQ(ParseError(Kernel("        A[0] = T.Mul(A[1], T.float16(2))\n")),
+            "test.py:5:16: error: T.Mul needs operands of one dtype, not float32 and float16");
+}
+
+// fuzz_rewrite: TVM prints a symbolic value holding a string (T.Cast's dtype) with escaped
+// quotes, R.Prim(value="T.Cast(\"int64\", n) * m"), which the string-dimension parser refused.
+TEST(ParserFuzzRegression, StringDimensionWithEscapedQuotes) {
+  ir::IRModule mod =
+      Parse(std::string(kModule) +
+            "    @R.function\n"
+            "    def f(n: R.Prim(value=\"n\"), x: R.Tensor((\"m\",), dtype=\"float32\")) -> "
+            "R.Prim(value=\"T.Cast(\\\"int64\\\", n) * m\"):\n"
+            "        n = T.int32()\n"
+            "        m = T.int64()\n"
+            "        return R.prim_value(T.Cast(\"int64\", n) * m)\n");
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("-> R.Prim(value=\"T.Cast(\\\"int64\\\", n) * m\")"), std::string::npos)
+      << printed;
+  ExpectPrintIsFixedPoint(mod);
+}
+
+TEST(ParserFuzzRegression, StringDimensionEscapesOnlyItsQuote) {
+  EXPECT_EQ(
+      ParseError(std::string(kModule) + "    @R.function\n"
+                                        "    def f(x: R.Tensor((\"m\\n\",), dtype=\"float32\")):\n"
+                                        "        return x\n"),
+      "test.py:4:24: error: a symbolic dimension may escape only its own quote");
+}
+
+}  // namespace
+}  // namespace pipesplit::script
