@@ -217,6 +217,12 @@ std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
 
 ir::PrimExpr Lowerer::EvalDim(const PyExpr* e) {
   if (e->kind == PyExprKind::kString) return ParseStringDim(e);
+  if (e->kind == PyExprKind::kInt) {  // most dims: straight to the IntImm (errors: below)
+    int64_t value = 0;
+    if (DecodeIntLiteral(e->text, &value) == IntLiteralStatus::kOk) {
+      return MakeIntImm(value, DataType::Int(64), e);
+    }
+  }
   bool saved = create_symbols_;
   if (signature_mode_) create_symbols_ = true;
   Value v = Eval(e);

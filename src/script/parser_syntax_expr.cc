@@ -86,7 +86,10 @@ bool SyntaxParser::AtPunct(Punct punct, size_t ahead) const {
 
 bool SyntaxParser::AtKeyword(std::string_view keyword, size_t ahead) const {
   const Token& t = Peek(ahead);
-  return t.kind == TokenKind::kName && TokenText(t) == keyword;
+  // Length and first letter first: most names are not the keyword asked about.
+  if (t.kind != TokenKind::kName || t.end - t.begin != keyword.size()) return false;
+  const char* text = file_.text().data() + t.begin;
+  return text[0] == keyword[0] && std::string_view(text, keyword.size()) == keyword;
 }
 
 bool SyntaxParser::AcceptPunct(Punct punct) {
