@@ -64,22 +64,40 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
     case NodeKind::kTensorSInfo: {
       const auto* n = ir::As<ir::TensorSInfoNode>(sinfo);
       usage_ |= kUseRelax;
-      std::vector<std::string> args;
-      if (n->shape()) {
-        std::vector<std::string> dims;
-        dims.reserve(n->shape()->size());
-        for (const PrimExpr& d : *n->shape()) dims.push_back(Dim(d));
-        args.push_back(Tuple(dims));
-      }
-      if (!n->dtype().is_void()) args.push_back("dtype=" + QuoteString(n->dtype().ToString()));
-      if (!n->shape() && n->ndim() != -1) args.push_back("ndim=" + std::to_string(n->ndim()));
-      if (!n->vdevice().empty()) args.push_back("vdevice=" + QuoteString(n->vdevice()));
-      if (args.empty()) return "R.Tensor";
+      // Appended to one string (no per-argument temporaries): a tensor type is printed for
+      // almost every binding.
       std::string out = "R.Tensor(";
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += args[i];
+      bool first = true;
+      auto next_arg = [&] {
+        if (!first) out += ", ";
+        first = false;
+      };
+      if (n->shape()) {
+        next_arg();
+        const std::vector<PrimExpr>& dims = *n->shape();
+        out += '(';
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (i > 0) out += ", ";
+          out += Dim(dims[i]);
+        }
+        out += dims.size() == 1 ? ",)" : ")";
       }
+      if (!n->dtype().is_void()) {
+        next_arg();
+        out += "dtype=";
+        out += QuoteString(n->dtype().ToString());
+      }
+      if (!n->shape() && n->ndim() != -1) {
+        next_arg();
+        out += "ndim=";
+        out += std::to_string(n->ndim());
+      }
+      if (!n->vdevice().empty()) {
+        next_arg();
+        out += "vdevice=";
+        out += QuoteString(n->vdevice());
+      }
+      if (first) return "R.Tensor";
       out += ')';
       return out;
     }
