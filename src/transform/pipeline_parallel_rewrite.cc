@@ -57,6 +57,10 @@ class StageMutator : public ir::ExprMutator {
   // The stage's copy of every symbolic var in `e` (created on first sight).
   ir::PrimExpr VisitPrimExpr(const ir::PrimExpr& e) override {
     if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return e;  // most dims
+    if (const auto* var = ir::As<ir::TirVarNode>(e)) {  // most of the others: one lookup
+      auto it = symbols_->find(var);
+      if (it != symbols_->end()) return it->second;
+    }
     ir::VisitTirVars(e, [&](const ir::TirVar& v) { Copy(v); });
     return ir::Substitute(e, *symbols_);
   }

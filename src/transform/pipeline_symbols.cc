@@ -124,7 +124,10 @@ class SymbolPlanner {
       }
       for (const TirVar& v : underivable) Need(v, s, plan_.boundaries[s - 1]);
     }
-    for (const ir::Binding& b : stage.bindings) {
+    // Each binding's symbols, collected once (the loop below and the `s` order both use them).
+    std::vector<BindingSymbols> binding_symbols(stage.bindings.size());
+    for (size_t i = 0; i < stage.bindings.size(); ++i) {
+      const ir::Binding& b = stage.bindings[i];
       if (IsWeightRead(b)) {
         bool cast = false;
         for (const TirVar& v : SymbolsOf(b->var()->struct_info())) {
@@ -136,7 +139,8 @@ class SymbolPlanner {
         if (cast) stage.cast_weight_reads.push_back(b.get());
         continue;
       }
-      BindingSymbols symbols = CollectBindingSymbols(b);
+      binding_symbols[i] = CollectBindingSymbols(b);
+      const BindingSymbols& symbols = binding_symbols[i];
       for (const TirVar& v : symbols.uses) {
         if (std::find(symbols.cast_targets.begin(), symbols.cast_targets.end(), v) !=
             symbols.cast_targets.end()) {
@@ -161,9 +165,13 @@ class SymbolPlanner {
         for (const TirVar& v : SymbolsOf(t.receiver->struct_info())) take(v);
       }
     }
-    for (const ir::Binding& b : stage.bindings) {
-      BindingSymbols symbols = CollectBindingSymbols(b);
-      for (const TirVar& v : symbols.uses) take(v);
+    for (size_t i = 0; i < stage.bindings.size(); ++i) {
+      const ir::Binding& b = stage.bindings[i];
+      bool weight_read = IsWeightRead(b);
+      if (weight_read) binding_symbols[i] = CollectBindingSymbols(b);
+      for (const TirVar& v : binding_symbols[i].uses) take(v);
+      // A plain binding's uses already end with the symbols of its var's struct info.
+      if (!weight_read && !ir::Is<ir::MatchCastNode>(b)) continue;
       for (const TirVar& v : SymbolsOf(b->var()->struct_info())) take(v);
     }
   }
