@@ -70,11 +70,14 @@ class SyntaxParser {
   PyExpr* ParseTestList();  // test (',' test)* [','] -> tuple when a comma appears
   PyExpr* ParseTest();      // conditional expression / lambda
   PyExpr* ParseLambda();
-  PyExpr* ParseOrTest();
-  PyExpr* ParseAndTest();
-  PyExpr* ParseNotTest();
-  PyExpr* ParseComparison();
-  PyExpr* ParseBinary(int level);  // | ^ & << >> + - * / // % @
+  // `first`, when given, is the expression's first operand (what ParseFactor returns), already
+  // parsed from `first_begin` on; see ParseTest.
+  PyExpr* ParseOrTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseAndTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseNotTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseComparison(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  // | ^ & << >> + - * / // % @
+  PyExpr* ParseBinary(int level, PyExpr* first = nullptr, uint32_t first_begin = 0);
   PyExpr* ParseFactor();
   PyExpr* ParsePower();
   PyExpr* ParseAtomExpr();

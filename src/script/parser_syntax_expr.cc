@@ -47,6 +47,31 @@ bool IsKeyword(std::string_view s) {
   }
 }
 
+// `-x`, `+x`, `~x`.
+bool IsUnaryOperator(const Token& t) {
+  return t.kind == TokenKind::kPunct &&
+         (t.punct == Punct::kMinus || t.punct == Punct::kPlus || t.punct == Punct::kTilde);
+}
+
+// Tokens that end an expression (no operator or keyword can follow the operand before them).
+bool EndsOperand(const Token& t) {
+  if (t.kind == TokenKind::kNewline || t.kind == TokenKind::kEnd) return true;
+  if (t.kind != TokenKind::kPunct) return false;
+  switch (t.punct) {
+    case Punct::kRParen:
+    case Punct::kRBracket:
+    case Punct::kRBrace:
+    case Punct::kComma:
+    case Punct::kColon:
+    case Punct::kAssign:
+    case Punct::kSemicolon:
+    case Punct::kArrow:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 SyntaxParser::SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
@@ -218,7 +243,16 @@ PyExpr* SyntaxParser::ParseTest() {
   DepthGuard guard(this, Peek().begin);
   if (AtKeyword("lambda")) return ParseLambda();
   uint32_t begin = Peek().begin;
-  PyExpr* body = ParseOrTest();
+  PyExpr* body = nullptr;
+  if (!IsUnaryOperator(Peek()) && !AtKeyword("not")) {
+    // Most expressions are one operand (a name, a number, a call, a subscript): it is parsed
+    // directly, and the operator levels run only when an operator follows it.
+    PyExpr* first = ParsePower();
+    if (EndsOperand(Peek())) return first;
+    body = ParseOrTest(first, begin);
+  } else {
+    body = ParseOrTest();
+  }
   if (!AtKeyword("if")) return body;
   Next();
   PyExpr* cond = ParseOrTest();
@@ -247,9 +281,9 @@ PyExpr* SyntaxParser::ParseLambda() {
   return e;
 }
 
-PyExpr* SyntaxParser::ParseOrTest() {
-  uint32_t begin = Peek().begin;
-  PyExpr* first = ParseAndTest();
+PyExpr* SyntaxParser::ParseOrTest(PyExpr* first_operand, uint32_t first_begin) {
+  uint32_t begin = first_operand != nullptr ? first_begin : Peek().begin;
+  PyExpr* first = ParseAndTest(first_operand, first_begin);
   if (!AtKeyword("or")) return first;
   std::vector<PyExpr*> items{first};
   while (AtKeyword("or")) {
@@ -259,9 +293,9 @@ PyExpr* SyntaxParser::ParseOrTest() {
   return NewNode(PyExprKind::kBoolOp, PyOp::kOr, items, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseAndTest() {
-  uint32_t begin = Peek().begin;
-  PyExpr* first = ParseNotTest();
+PyExpr* SyntaxParser::ParseAndTest(PyExpr* first_operand, uint32_t first_begin) {
+  uint32_t begin = first_operand != nullptr ? first_begin : Peek().begin;
+  PyExpr* first = ParseNotTest(first_operand, first_begin);
   if (!AtKeyword("and")) return first;
   std::vector<PyExpr*> items{first};
   while (AtKeyword("and")) {
@@ -271,17 +305,17 @@ PyExpr* SyntaxParser::ParseAndTest() {
   return NewNode(PyExprKind::kBoolOp, PyOp::kAnd, items, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseNotTest() {
-  if (!AtKeyword("not")) return ParseComparison();
+PyExpr* SyntaxParser::ParseNotTest(PyExpr* first, uint32_t first_begin) {
+  if (first != nullptr || !AtKeyword("not")) return ParseComparison(first, first_begin);
   DepthGuard guard(this, Peek().begin);
   uint32_t begin = Next().begin;
   PyExpr* operand = ParseNotTest();
   return NewNode(PyExprKind::kUnaryOp, PyOp::kNot, {operand}, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseComparison() {
-  uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseBinary(0);
+PyExpr* SyntaxParser::ParseComparison(PyExpr* first, uint32_t first_begin) {
+  uint32_t begin = first != nullptr ? first_begin : Peek().begin;
+  PyExpr* lhs = ParseBinary(0, first, first_begin);
   auto comparison_op = [&]() -> PyOp {
     const Token& t = Peek();
     if (t.kind == TokenKind::kPunct) {
@@ -371,9 +405,9 @@ constexpr int kTightestBinaryLevel = 5;
 // Precedence climbing: one factor, then every operator of `level` or tighter, left to right;
 // an operator's right operand takes only the operators tighter than its own (all of these
 // associate to the left). One call per operand instead of one per level.
-PyExpr* SyntaxParser::ParseBinary(int level) {
-  uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseFactor();
+PyExpr* SyntaxParser::ParseBinary(int level, PyExpr* first, uint32_t first_begin) {
+  uint32_t begin = first != nullptr ? first_begin : Peek().begin;
+  PyExpr* lhs = first != nullptr ? first : ParseFactor();
   while (true) {
     PyOp op = PyOp::kNone;
     int op_level = BinaryLevel(Peek(), &op);
