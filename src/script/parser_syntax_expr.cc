@@ -196,9 +196,19 @@ PyExpr* SyntaxParser::NewExpr(PyExprKind kind, uint32_t begin, uint32_t end) {
 
 PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, const std::vector<PyExpr*>& items,
                               uint32_t begin, uint32_t end) {
+  return NewNode(kind, op, items.data(), items.size(), begin, end);
+}
+
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, std::initializer_list<PyExpr*> items,
+                              uint32_t begin, uint32_t end) {
+  return NewNode(kind, op, items.begin(), items.size(), begin, end);
+}
+
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, PyExpr* const* items, size_t size,
+                              uint32_t begin, uint32_t end) {
   PyExpr* e = NewExpr(kind, begin, end);
   e->op = op;
-  e->items = tree_->List(items);
+  e->items = tree_->List(items, size);
   SetDepth(e);
   return e;
 }
@@ -536,13 +546,16 @@ PyExpr* SyntaxParser::ParseParenthesized() {
     first->parenthesized = true;
     return first;
   }
-  std::vector<PyExpr*> items{first};
+  StackMark mark(this);
+  expr_stack_.push_back(first);
   while (AcceptPunct(Punct::kComma)) {
     if (AtPunct(Punct::kRParen)) break;
-    items.push_back(ParseTest());
+    PyExpr* item = ParseTest();
+    expr_stack_.push_back(item);
   }
   ExpectPunct(Punct::kRParen);
-  PyExpr* tuple = NewNode(PyExprKind::kTuple, PyOp::kNone, items, begin, prev_end_);
+  PyExpr* tuple =
+      NewNode(PyExprKind::kTuple, PyOp::kNone, mark.exprs(), mark.num_exprs(), begin, prev_end_);
   tuple->parenthesized = true;
   return tuple;
 }
@@ -583,24 +596,24 @@ PyExpr* SyntaxParser::ParseDictDisplay() {
 PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
   Next();  // '('
   PyExpr* call = NewExpr(PyExprKind::kCall, func->begin, func->end);
-  std::vector<PyExpr*> items{func};
-  std::vector<PyKeyword> keywords;
+  StackMark mark(this);
+  expr_stack_.push_back(func);
   while (!AtPunct(Punct::kRParen)) {
     const Token& t = Peek();
     if (t.kind == TokenKind::kName && AtPunct(Punct::kAssign, 1)) {
       std::string_view name = ExpectName("a keyword argument name");
       Next();  // '='
       PyExpr* value = ParseTest();
-      for (const PyKeyword& kw : keywords) {
-        if (kw.name == name) {
+      for (size_t i = 0; i < mark.num_keywords(); ++i) {
+        if (mark.keywords()[i].name == name) {
           ErrorAt(t, "keyword argument '" + std::string(name) + "' repeated");
         }
       }
-      keywords.push_back({name, t.begin, value});
+      keyword_stack_.push_back({name, t.begin, value});
     } else if (AtPunct(Punct::kDoubleStar)) {
       ErrorAt(t, "'**' arguments are not supported");
     } else {
-      if (!keywords.empty()) {
+      if (mark.num_keywords() != 0) {
         ErrorAt(t, "positional argument follows keyword argument");
       }
       PyExpr* arg;
@@ -612,13 +625,13 @@ PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
         arg = ParseTest();
       }
       if (AtKeyword("for")) ErrorAt(Peek(), "generator expressions are not supported");
-      items.push_back(arg);
+      expr_stack_.push_back(arg);
     }
     if (!AcceptPunct(Punct::kComma)) break;
   }
   ExpectPunct(Punct::kRParen);
-  call->items = tree_->List(items);
-  call->keywords = tree_->List(keywords);
+  call->items = tree_->List(mark.exprs(), mark.num_exprs());
+  call->keywords = tree_->List(mark.keywords(), mark.num_keywords());
   call->end = prev_end_;
   SetDepth(call);
   return call;
