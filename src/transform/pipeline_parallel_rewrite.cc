@@ -67,6 +67,16 @@ class StageMutator : public ir::ExprMutator {
 
   ir::StructInfo Rewrite(const ir::StructInfo& sinfo) { return VisitStructInfo(sinfo); }
 
+  // The last mapping is remembered: a call_tir's struct info is its out_sinfo node, visited
+  // right after it.
+  ir::StructInfo VisitStructInfo(const ir::StructInfo& sinfo) override {
+    if (sinfo != last_sinfo_in_) {
+      last_sinfo_out_ = ExprMutator::VisitStructInfo(sinfo);
+      last_sinfo_in_ = sinfo;
+    }
+    return last_sinfo_out_;
+  }
+
   Var VisitVarDef(const Var& var) override {
     bool output = outputs_->count(var.get()) != 0;
     Var fresh = ir::MakeVar(var->name_hint(), VisitStructInfo(var->struct_info()),
@@ -95,6 +105,7 @@ class StageMutator : public ir::ExprMutator {
   ir::TirVarMap* symbols_;
   const std::unordered_set<const ir::VarNode*>* outputs_;
   bool in_dataflow_ = true;
+  ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
 };
 
 struct StageFunction {
