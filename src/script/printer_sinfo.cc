@@ -1,6 +1,10 @@
 // Printer: struct info (R.Tensor, R.Shape, R.Tuple, R.Object / R.Any, R.Prim / T.int64,
 // R.Callable) and binding annotations, hidden for R.call_tir / R.call_dps_packed when the
 // var's struct info is exactly the declared output (TVM's StructInfoAsAnn).
+#include <deque>
+#include <string>
+#include <utility>
+
 #include "pipesplit/ir/arith.h"
 #include "src/script/printer_internal.h"
 
@@ -10,6 +14,16 @@ namespace {
 using ir::NodeKind;
 using ir::PrimExpr;
 using ir::StructInfo;
+
+// The quoted spelling of a dtype ("float16" with its quotes), made once per distinct dtype (a
+// module has a handful; tensor types print one per binding).
+const std::string& QuotedDType(DataType dtype) {
+  thread_local std::deque<std::pair<DataType, std::string>> spelled;
+  for (const auto& [known, text] : spelled) {
+    if (known == dtype) return text;
+  }
+  return spelled.emplace_back(dtype, QuoteString(dtype.ToString())).second;
+}
 
 }  // namespace
 
@@ -85,7 +99,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
       if (!n->dtype().is_void()) {
         next_arg();
         out += "dtype=";
-        out += QuoteString(n->dtype().ToString());
+        out += QuotedDType(n->dtype());
       }
       if (!n->shape() && n->ndim() != -1) {
         next_arg();
