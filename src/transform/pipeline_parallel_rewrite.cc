@@ -48,6 +48,7 @@ class StageMutator : public ir::ExprMutator {
       : symbols_(symbols), outputs_(outputs) {}
 
   void Remap(const ir::VarNode* from, Var to) { var_remap_[from] = std::move(to); }
+  void ReserveVars(size_t n) { var_remap_.reserve(n); }  // no rehashing while the stage grows
   const Var& Lookup(const Var& var) const {
     auto it = var_remap_.find(var.get());
     PS_CHECK(it != var_remap_.end()) << "no stage value for " << var->name_hint();
@@ -140,6 +141,7 @@ class StageBuilder {
     }
 
     StageMutator mutator(&symbols_, &outputs_);
+    mutator.ReserveVars(stage_.params.size() + stage_.bindings.size() + plan_.aliases.size());
     std::vector<Var> params;
     StageFunction out;
     for (const Var& p : stage_.params) {

@@ -37,6 +37,7 @@ class SymbolCollector : public ir::ExprVisitor {
   explicit SymbolCollector(std::vector<TirVar>* out) : out_(out) {}
 
   void VisitPrimExpr(const ir::PrimExpr& e) override {
+    if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return;  // most dims
     ir::VisitTirVars(e, [&](const TirVar& v) {
       if (!nested_bound_.count(v.get())) out_->push_back(v);
     });
