@@ -92,6 +92,7 @@ void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const
     inplace = *indices;
   }
   std::vector<Slot> slots;
+  slots.reserve(args->fields().size() + outputs.size() + 4);
   for (size_t i = 0; i < args->fields().size(); ++i) {
     slots.push_back({"argument " + std::to_string(i), args->fields()[i]});
   }
