@@ -92,6 +92,7 @@ void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const
     inplace = *indices;
   }
   std::vector<Slot> slots;
+  slots.reserve(args->fields().size() + outputs.size() + 4);
   for (size_t i = 0; i < args->fields().size(); ++i) {
     slots.push_back({"argument " + std::to_string(i), args->fields()[i]});
   }
@@ -110,16 +111,17 @@ void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const
       slots.push_back({"tir_vars entry " + std::to_string(i), nullptr});
     }
   }
-  std::string callee = script::PrintShortCallee(call.op());
-  std::string kernel = "prim function '" + name + "'";
+  // Spelled only for a message (printing the callee costs more than checking the call).
+  auto callee = [&] { return script::PrintShortCallee(call.op()); };
+  auto kernel = [&] { return "prim function '" + name + "'"; };
   auto error = [&](std::string message) {
     out->push_back({Severity::kError, span, std::move(message), {}});
   };
   if (slots.size() != func.params().size()) {
-    error(callee + " passes " + Plural(slots.size(), "value", "values") + " (" +
+    error(callee() + " passes " + Plural(slots.size(), "value", "values") + " (" +
           Plural(args->fields().size(), "argument", "arguments") + ", " +
           Plural(num_outputs, "output", "outputs") + ", " +
-          Plural(num_tir_vars, "tir_vars entry", "tir_vars entries") + ") to " + kernel +
+          Plural(num_tir_vars, "tir_vars entry", "tir_vars entries") + ") to " + kernel() +
           ", which has " + Plural(func.params().size(), "parameter", "parameters"));
     return;
   }
@@ -132,16 +134,16 @@ void CheckCallTirSignature(const CallNode& call, const PrimFuncNode& func, const
     if (buffer != nullptr && *buffer != nullptr && tensor != nullptr) {
       std::string what = Disagreement(*tensor, **buffer, static_dims);
       if (what.empty()) continue;
-      error(callee + " to " + kernel + ": " + slot.position + " is " +
+      error(callee() + " to " + kernel() + ": " + slot.position + " is " +
             script::PrintShort(slot.sinfo) + " but buffer '" + (*buffer)->name() + "' is " +
             BufferText(**buffer) + " (" + what + ")");
     } else if (buffer == nullptr && param->dtype().code() != DataType::Code::kHandle &&
                tensor != nullptr) {
-      error(callee + " to " + kernel + ": " + slot.position + " is " +
+      error(callee() + " to " + kernel() + ": " + slot.position + " is " +
             script::PrintShort(slot.sinfo) + " but parameter '" + param->name() + "' is a " +
             param->dtype().ToString() + " scalar");
     } else if (slot.sinfo == nullptr && buffer != nullptr) {
-      error(callee + " to " + kernel + ": " + slot.position + " is a scalar but parameter '" +
+      error(callee() + " to " + kernel() + ": " + slot.position + " is a scalar but parameter '" +
             param->name() + "' is buffer '" + (*buffer)->name() + "'");
     }
   }

@@ -435,7 +435,7 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
 }
 
 void WellFormedChecker::CheckTirVars(const PrimExpr& expr, Span context) {
-  if (expr == nullptr) return;
+  if (expr == nullptr || expr->kind() == NodeKind::kIntImm) return;  // most dims: no vars
   VisitTirVars(expr, [&](const TirVar& var) { UseTirVar(var.get(), context); });
 }
 

@@ -159,15 +159,22 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
   switch (expr->kind()) {
     case NodeKind::kTuple: {
       const auto& node = static_cast<const TupleNode&>(*expr);
+      const std::vector<Expr>& in = node.fields();
       bool changed = false;
-      std::vector<Expr> fields;
-      std::vector<StructInfo> sinfo;
-      for (const Expr& f : node.fields()) {
-        fields.push_back(NormalizeArgument(f));
-        changed |= fields.back() != f;
-        sinfo.push_back(fields.back()->struct_info());
+      std::vector<Expr> fields;  // filled from the first field normalization changes
+      for (size_t i = 0; i < in.size(); ++i) {
+        Expr f = NormalizeArgument(in[i]);
+        if (!changed && f != in[i]) {
+          changed = true;
+          fields.reserve(in.size());
+          fields.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        if (changed) fields.push_back(std::move(f));
       }
       if (!changed && node.struct_info()) return expr;
+      std::vector<StructInfo> sinfo;
+      sinfo.reserve(in.size());
+      for (const Expr& f : changed ? fields : in) sinfo.push_back(f->struct_info());
       StructInfo tuple_sinfo = TupleSInfo(std::move(sinfo));
       if (!changed) {
         SetStructInfoOnce(node, tuple_sinfo);
@@ -202,11 +209,17 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
     case NodeKind::kCall: {
       const auto& node = static_cast<const CallNode&>(*expr);
       if (node.struct_info()) return expr;
+      const std::vector<Expr>& in = node.args();
       bool changed = false;
-      std::vector<Expr> args;
-      for (const Expr& a : node.args()) {
-        args.push_back(NormalizeArgument(a));
-        changed |= args.back() != a;
+      std::vector<Expr> args;  // filled from the first argument normalization changes
+      for (size_t i = 0; i < in.size(); ++i) {
+        Expr a = NormalizeArgument(in[i]);
+        if (!changed && a != in[i]) {
+          changed = true;
+          args.reserve(in.size());
+          args.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        if (changed) args.push_back(std::move(a));
       }
       if (!changed) {
         SetStructInfoOnce(node, InferCallStructInfo(node));

@@ -156,7 +156,9 @@ StructInfo Substitute(const StructInfo& sinfo, const TirVarMap& map) {
 
 void VisitTirVars(const StructInfo& sinfo, const std::function<void(const TirVar&)>& fn) {
   if (!sinfo) return;
-  ForEachPrimExpr(sinfo, [&](const PrimExpr& e) { VisitTirVars(e, fn); });
+  ForEachPrimExpr(sinfo, [&](const PrimExpr& e) {
+    if (e != nullptr && e->kind() != NodeKind::kIntImm) VisitTirVars(e, fn);  // most dims: none
+  });
 }
 
 bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {

@@ -343,6 +343,11 @@ class Lexer {
         return;
       }
     }
+    size_t size = p - begin;
+    if ((size == 3 || size == 6 || size == 7) && !info_->current_spelling_names) {
+      std::string_view name(text_.data() + begin, size);
+      info_->current_spelling_names = name == "Any" || name == "out_ty" || name == "ty_args";
+    }
     Emit(TokenKind::kName, Punct::kNone, begin, p);
     pos_ = p;
   }

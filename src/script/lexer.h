@@ -82,6 +82,9 @@ struct LexInfo {
   // A "# from tvm.script import tir as T" header comment (TVM before 2026 names the TIR
   // dialect `tir`; newer dumps say `tirx`).
   bool legacy_tir_header = false;
+  // A name `Any`, `out_ty` or `ty_args` occurs (without one, no expression can use the current
+  // syntax's R.Any, out_ty= or ty_args=, and the lowering need not look for them).
+  bool current_spelling_names = false;
 };
 
 // Tokenizes `file`. Throws DiagnosticError (located) on lexical errors: unterminated strings,

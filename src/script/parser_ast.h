@@ -213,17 +213,23 @@ class SyntaxTree {
     s->kind = kind;
     return s;
   }
+  NodeList<PyExpr*> List(PyExpr* const* items, size_t size) {
+    if (size == 0) return {};
+    PyExpr** data = expr_lists_.New(size);
+    std::copy(items, items + size, data);
+    return {data, static_cast<uint32_t>(size)};
+  }
   NodeList<PyExpr*> List(const std::vector<PyExpr*>& items) {
-    if (items.empty()) return {};
-    PyExpr** data = expr_lists_.New(items.size());
-    std::copy(items.begin(), items.end(), data);
-    return {data, static_cast<uint32_t>(items.size())};
+    return List(items.data(), items.size());
+  }
+  NodeList<PyKeyword> List(const PyKeyword* items, size_t size) {
+    if (size == 0) return {};
+    PyKeyword* data = keyword_lists_.New(size);
+    std::copy(items, items + size, data);
+    return {data, static_cast<uint32_t>(size)};
   }
   NodeList<PyKeyword> List(const std::vector<PyKeyword>& items) {
-    if (items.empty()) return {};
-    PyKeyword* data = keyword_lists_.New(items.size());
-    std::copy(items.begin(), items.end(), data);
-    return {data, static_cast<uint32_t>(items.size())};
+    return List(items.data(), items.size());
   }
   std::string_view Str(std::string value) { return strings_.emplace_back(std::move(value)); }
 

@@ -3,6 +3,8 @@
 // and symbolic declarations, I.* attribute calls, and calls of functions and closures.
 #include <algorithm>
 #include <limits>
+#include <string_view>
+#include <unordered_set>
 
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
@@ -106,6 +108,14 @@ Value Lowerer::CallValue(const Value& callee, const PyExpr* call) {
 }
 
 Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
+  // The names this function handles; any other R.<name> is an operator (most calls: one
+  // lookup here instead of a comparison with each name below).
+  static const std::unordered_set<std::string_view> kHandled = {
+      "Tensor",       "Shape",      "Tuple",        "Object",     "Any",        "Prim",
+      "Callable",     "PackedFunc", "const",        "prim_value", "str",        "dtype",
+      "shape",        "tuple",      "TupleGetItem", "match_cast", "ExternFunc", "call_packed",
+      "call_py_func", "output",     "func_attr",    "dataflow",   "function"};
+  if (kHandled.count(name) == 0) return CallOp("relax." + name, call);
   const std::string display = "R." + name;
   Span span = SpanOf(call);
   Value v;

@@ -71,17 +71,22 @@ bool MentionsCurrentSpelling(const PyExpr* e) {
   return false;
 }
 
-bool StmtsUseCurrentSyntax(const std::vector<PyStmt*>& body) {
+// `spelling`: whether to look for MentionsCurrentSpelling (false when the lexer saw none of
+// the names it needs).
+bool StmtsUseCurrentSyntax(const std::vector<PyStmt*>& body, bool spelling) {
+  auto mentions = [spelling](const PyExpr* e) { return spelling && MentionsCurrentSpelling(e); };
   for (const PyStmt* s : body) {
     if (s->kind == PyStmtKind::kOpaqueDef) continue;
     if (!s->type_params.empty()) return true;
-    if (MentionsCurrentSpelling(s->value) || MentionsCurrentSpelling(s->target)) return true;
+    if (mentions(s->value) || mentions(s->target)) return true;
     if (MentionsPrimType(s->annotation) || MentionsPrimType(s->returns)) return true;
     for (const PyParam& p : s->params) {
-      if (MentionsPrimType(p.annotation) || MentionsCurrentSpelling(p.annotation)) return true;
+      if (MentionsPrimType(p.annotation) || mentions(p.annotation)) return true;
     }
-    if (MentionsCurrentSpelling(s->annotation) || MentionsCurrentSpelling(s->returns)) return true;
-    if (StmtsUseCurrentSyntax(s->body) || StmtsUseCurrentSyntax(s->orelse)) return true;
+    if (mentions(s->annotation) || mentions(s->returns)) return true;
+    if (StmtsUseCurrentSyntax(s->body, spelling) || StmtsUseCurrentSyntax(s->orelse, spelling)) {
+      return true;
+    }
   }
   return false;
 }
@@ -119,7 +124,8 @@ void Lowerer::DetectSyntax() {
       current_syntax_ = true;
     }
   }
-  current_syntax_ = current_syntax_ || future_annotations_ || StmtsUseCurrentSyntax(tree_.body);
+  current_syntax_ = current_syntax_ || future_annotations_ ||
+                    StmtsUseCurrentSyntax(tree_.body, lex_info_.current_spelling_names);
 }
 
 ir::IRModule Lowerer::Run() {

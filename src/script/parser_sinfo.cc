@@ -61,6 +61,14 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   result.kind = Value::Kind::kSInfo;
   result.node = call;
   auto is_none = [](const PyExpr* e) { return e == nullptr || e->kind == PyExprKind::kNone; };
+  // A dtype written as a string literal (most) is parsed in place, without a Value.
+  auto dtype_of = [&](const PyExpr* e) {
+    if (e->kind != PyExprKind::kString) return ToDType(Eval(e), e);
+    if (e->str.empty()) return DataType::Void();
+    std::optional<DataType> dtype = DataType::Parse(e->str);
+    if (!dtype) Error(e, "invalid dtype '" + std::string(e->str) + "'");
+    return *dtype;
+  };
   if (name == "Tensor") {
     auto a = BindArgs(call, display, {"shape", "dtype", "vdevice", "ndim"});
     std::optional<std::vector<ir::PrimExpr>> shape;
@@ -69,7 +77,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     int ndim = -1;
     const PyExpr* shape_node = a[0];
     if (shape_node != nullptr && shape_node->kind == PyExprKind::kString && a[1] == nullptr) {
-      dtype = ToDType(Eval(shape_node), shape_node);  // R.Tensor("float32")
+      dtype = dtype_of(shape_node);  // R.Tensor("float32")
       shape_node = nullptr;
     }
     if (!is_none(shape_node)) {
@@ -90,7 +98,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
         }
       }
     }
-    if (!is_none(a[1])) dtype = ToDType(Eval(a[1]), a[1]);
+    if (!is_none(a[1])) dtype = dtype_of(a[1]);
     if (!is_none(a[2])) vdevice = LookupVDevice(Eval(a[2]), a[2]);
     if (!is_none(a[3])) {
       int64_t n = ToInt(Eval(a[3]), a[3], "ndim");
@@ -217,6 +225,12 @@ std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
 
 ir::PrimExpr Lowerer::EvalDim(const PyExpr* e) {
   if (e->kind == PyExprKind::kString) return ParseStringDim(e);
+  if (e->kind == PyExprKind::kInt) {  // most dims: straight to the IntImm (errors: below)
+    int64_t value = 0;
+    if (DecodeIntLiteral(e->text, &value) == IntLiteralStatus::kOk) {
+      return MakeIntImm(value, DataType::Int(64), e);
+    }
+  }
   bool saved = create_symbols_;
   if (signature_mode_) create_symbols_ = true;
   Value v = Eval(e);

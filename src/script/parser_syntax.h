@@ -10,6 +10,7 @@
 #define PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -70,11 +71,14 @@ class SyntaxParser {
   PyExpr* ParseTestList();  // test (',' test)* [','] -> tuple when a comma appears
   PyExpr* ParseTest();      // conditional expression / lambda
   PyExpr* ParseLambda();
-  PyExpr* ParseOrTest();
-  PyExpr* ParseAndTest();
-  PyExpr* ParseNotTest();
-  PyExpr* ParseComparison();
-  PyExpr* ParseBinary(int level);  // | ^ & << >> + - * / // % @
+  // `first`, when given, is the expression's first operand (what ParseFactor returns), already
+  // parsed from `first_begin` on; see ParseTest.
+  PyExpr* ParseOrTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseAndTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseNotTest(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  PyExpr* ParseComparison(PyExpr* first = nullptr, uint32_t first_begin = 0);
+  // | ^ & << >> + - * / // % @
+  PyExpr* ParseBinary(int level, PyExpr* first = nullptr, uint32_t first_begin = 0);
   PyExpr* ParseFactor();
   PyExpr* ParsePower();
   PyExpr* ParseAtomExpr();
@@ -91,6 +95,33 @@ class SyntaxParser {
   PyExpr* NewExpr(PyExprKind kind, uint32_t begin, uint32_t end);
   PyExpr* NewNode(PyExprKind kind, PyOp op, const std::vector<PyExpr*>& items, uint32_t begin,
                   uint32_t end);
+  PyExpr* NewNode(PyExprKind kind, PyOp op, std::initializer_list<PyExpr*> items, uint32_t begin,
+                  uint32_t end);
+  PyExpr* NewNode(PyExprKind kind, PyOp op, PyExpr* const* items, size_t size, uint32_t begin,
+                  uint32_t end);
+
+  // The items of the list being parsed are pushed on one stack shared by all nesting levels
+  // (no vector per call or tuple); a level takes its items from its mark on, then pops them.
+  class StackMark {
+   public:
+    explicit StackMark(SyntaxParser* parser)
+        : parser_(parser),
+          exprs_(parser->expr_stack_.size()),
+          keywords_(parser->keyword_stack_.size()) {}
+    ~StackMark() {
+      parser_->expr_stack_.resize(exprs_);
+      parser_->keyword_stack_.resize(keywords_);
+    }
+    PyExpr* const* exprs() const { return parser_->expr_stack_.data() + exprs_; }
+    size_t num_exprs() const { return parser_->expr_stack_.size() - exprs_; }
+    const PyKeyword* keywords() const { return parser_->keyword_stack_.data() + keywords_; }
+    size_t num_keywords() const { return parser_->keyword_stack_.size() - keywords_; }
+
+   private:
+    SyntaxParser* parser_;
+    size_t exprs_;
+    size_t keywords_;
+  };
   void SetDepth(PyExpr* e);
 
   // Decodes one string token's value (prefixes, escapes); appends to *out.
@@ -113,7 +144,9 @@ class SyntaxParser {
   size_t pos_ = 0;
   uint32_t prev_end_ = 0;  // end of the last consumed name/number/string/punct token
   int recursion_ = 0;
-  int prim_func_depth_ = 0;  // > 0 while parsing a @T.prim_func body
+  int prim_func_depth_ = 0;               // > 0 while parsing a @T.prim_func body
+  std::vector<PyExpr*> expr_stack_;       // see StackMark
+  std::vector<PyKeyword> keyword_stack_;  // see StackMark
 };
 
 enum class IntLiteralStatus : uint8_t { kOk, kOverflow, kInvalid };

@@ -47,6 +47,31 @@ bool IsKeyword(std::string_view s) {
   }
 }
 
+// `-x`, `+x`, `~x`.
+bool IsUnaryOperator(const Token& t) {
+  return t.kind == TokenKind::kPunct &&
+         (t.punct == Punct::kMinus || t.punct == Punct::kPlus || t.punct == Punct::kTilde);
+}
+
+// Tokens that end an expression (no operator or keyword can follow the operand before them).
+bool EndsOperand(const Token& t) {
+  if (t.kind == TokenKind::kNewline || t.kind == TokenKind::kEnd) return true;
+  if (t.kind != TokenKind::kPunct) return false;
+  switch (t.punct) {
+    case Punct::kRParen:
+    case Punct::kRBracket:
+    case Punct::kRBrace:
+    case Punct::kComma:
+    case Punct::kColon:
+    case Punct::kAssign:
+    case Punct::kSemicolon:
+    case Punct::kArrow:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 SyntaxParser::SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
@@ -86,7 +111,10 @@ bool SyntaxParser::AtPunct(Punct punct, size_t ahead) const {
 
 bool SyntaxParser::AtKeyword(std::string_view keyword, size_t ahead) const {
   const Token& t = Peek(ahead);
-  return t.kind == TokenKind::kName && TokenText(t) == keyword;
+  // Length and first letter first: most names are not the keyword asked about.
+  if (t.kind != TokenKind::kName || t.end - t.begin != keyword.size()) return false;
+  const char* text = file_.text().data() + t.begin;
+  return text[0] == keyword[0] && std::string_view(text, keyword.size()) == keyword;
 }
 
 bool SyntaxParser::AcceptPunct(Punct punct) {
@@ -168,9 +196,19 @@ PyExpr* SyntaxParser::NewExpr(PyExprKind kind, uint32_t begin, uint32_t end) {
 
 PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, const std::vector<PyExpr*>& items,
                               uint32_t begin, uint32_t end) {
+  return NewNode(kind, op, items.data(), items.size(), begin, end);
+}
+
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, std::initializer_list<PyExpr*> items,
+                              uint32_t begin, uint32_t end) {
+  return NewNode(kind, op, items.begin(), items.size(), begin, end);
+}
+
+PyExpr* SyntaxParser::NewNode(PyExprKind kind, PyOp op, PyExpr* const* items, size_t size,
+                              uint32_t begin, uint32_t end) {
   PyExpr* e = NewExpr(kind, begin, end);
   e->op = op;
-  e->items = tree_->List(items);
+  e->items = tree_->List(items, size);
   SetDepth(e);
   return e;
 }
@@ -215,7 +253,16 @@ PyExpr* SyntaxParser::ParseTest() {
   DepthGuard guard(this, Peek().begin);
   if (AtKeyword("lambda")) return ParseLambda();
   uint32_t begin = Peek().begin;
-  PyExpr* body = ParseOrTest();
+  PyExpr* body = nullptr;
+  if (!IsUnaryOperator(Peek()) && !AtKeyword("not")) {
+    // Most expressions are one operand (a name, a number, a call, a subscript): it is parsed
+    // directly, and the operator levels run only when an operator follows it.
+    PyExpr* first = ParsePower();
+    if (EndsOperand(Peek())) return first;
+    body = ParseOrTest(first, begin);
+  } else {
+    body = ParseOrTest();
+  }
   if (!AtKeyword("if")) return body;
   Next();
   PyExpr* cond = ParseOrTest();
@@ -244,9 +291,9 @@ PyExpr* SyntaxParser::ParseLambda() {
   return e;
 }
 
-PyExpr* SyntaxParser::ParseOrTest() {
-  uint32_t begin = Peek().begin;
-  PyExpr* first = ParseAndTest();
+PyExpr* SyntaxParser::ParseOrTest(PyExpr* first_operand, uint32_t first_begin) {
+  uint32_t begin = first_operand != nullptr ? first_begin : Peek().begin;
+  PyExpr* first = ParseAndTest(first_operand, first_begin);
   if (!AtKeyword("or")) return first;
   std::vector<PyExpr*> items{first};
   while (AtKeyword("or")) {
@@ -256,9 +303,9 @@ PyExpr* SyntaxParser::ParseOrTest() {
   return NewNode(PyExprKind::kBoolOp, PyOp::kOr, items, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseAndTest() {
-  uint32_t begin = Peek().begin;
-  PyExpr* first = ParseNotTest();
+PyExpr* SyntaxParser::ParseAndTest(PyExpr* first_operand, uint32_t first_begin) {
+  uint32_t begin = first_operand != nullptr ? first_begin : Peek().begin;
+  PyExpr* first = ParseNotTest(first_operand, first_begin);
   if (!AtKeyword("and")) return first;
   std::vector<PyExpr*> items{first};
   while (AtKeyword("and")) {
@@ -268,17 +315,17 @@ PyExpr* SyntaxParser::ParseAndTest() {
   return NewNode(PyExprKind::kBoolOp, PyOp::kAnd, items, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseNotTest() {
-  if (!AtKeyword("not")) return ParseComparison();
+PyExpr* SyntaxParser::ParseNotTest(PyExpr* first, uint32_t first_begin) {
+  if (first != nullptr || !AtKeyword("not")) return ParseComparison(first, first_begin);
   DepthGuard guard(this, Peek().begin);
   uint32_t begin = Next().begin;
   PyExpr* operand = ParseNotTest();
   return NewNode(PyExprKind::kUnaryOp, PyOp::kNot, {operand}, begin, prev_end_);
 }
 
-PyExpr* SyntaxParser::ParseComparison() {
-  uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseBinary(0);
+PyExpr* SyntaxParser::ParseComparison(PyExpr* first, uint32_t first_begin) {
+  uint32_t begin = first != nullptr ? first_begin : Peek().begin;
+  PyExpr* lhs = ParseBinary(0, first, first_begin);
   auto comparison_op = [&]() -> PyOp {
     const Token& t = Peek();
     if (t.kind == TokenKind::kPunct) {
@@ -368,9 +415,9 @@ constexpr int kTightestBinaryLevel = 5;
 // Precedence climbing: one factor, then every operator of `level` or tighter, left to right;
 // an operator's right operand takes only the operators tighter than its own (all of these
 // associate to the left). One call per operand instead of one per level.
-PyExpr* SyntaxParser::ParseBinary(int level) {
-  uint32_t begin = Peek().begin;
-  PyExpr* lhs = ParseFactor();
+PyExpr* SyntaxParser::ParseBinary(int level, PyExpr* first, uint32_t first_begin) {
+  uint32_t begin = first != nullptr ? first_begin : Peek().begin;
+  PyExpr* lhs = first != nullptr ? first : ParseFactor();
   while (true) {
     PyOp op = PyOp::kNone;
     int op_level = BinaryLevel(Peek(), &op);
@@ -499,13 +546,16 @@ PyExpr* SyntaxParser::ParseParenthesized() {
     first->parenthesized = true;
     return first;
   }
-  std::vector<PyExpr*> items{first};
+  StackMark mark(this);
+  expr_stack_.push_back(first);
   while (AcceptPunct(Punct::kComma)) {
     if (AtPunct(Punct::kRParen)) break;
-    items.push_back(ParseTest());
+    PyExpr* item = ParseTest();
+    expr_stack_.push_back(item);
   }
   ExpectPunct(Punct::kRParen);
-  PyExpr* tuple = NewNode(PyExprKind::kTuple, PyOp::kNone, items, begin, prev_end_);
+  PyExpr* tuple =
+      NewNode(PyExprKind::kTuple, PyOp::kNone, mark.exprs(), mark.num_exprs(), begin, prev_end_);
   tuple->parenthesized = true;
   return tuple;
 }
@@ -546,24 +596,24 @@ PyExpr* SyntaxParser::ParseDictDisplay() {
 PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
   Next();  // '('
   PyExpr* call = NewExpr(PyExprKind::kCall, func->begin, func->end);
-  std::vector<PyExpr*> items{func};
-  std::vector<PyKeyword> keywords;
+  StackMark mark(this);
+  expr_stack_.push_back(func);
   while (!AtPunct(Punct::kRParen)) {
     const Token& t = Peek();
     if (t.kind == TokenKind::kName && AtPunct(Punct::kAssign, 1)) {
       std::string_view name = ExpectName("a keyword argument name");
       Next();  // '='
       PyExpr* value = ParseTest();
-      for (const PyKeyword& kw : keywords) {
-        if (kw.name == name) {
+      for (size_t i = 0; i < mark.num_keywords(); ++i) {
+        if (mark.keywords()[i].name == name) {
           ErrorAt(t, "keyword argument '" + std::string(name) + "' repeated");
         }
       }
-      keywords.push_back({name, t.begin, value});
+      keyword_stack_.push_back({name, t.begin, value});
     } else if (AtPunct(Punct::kDoubleStar)) {
       ErrorAt(t, "'**' arguments are not supported");
     } else {
-      if (!keywords.empty()) {
+      if (mark.num_keywords() != 0) {
         ErrorAt(t, "positional argument follows keyword argument");
       }
       PyExpr* arg;
@@ -575,13 +625,13 @@ PyExpr* SyntaxParser::ParseCallArgs(PyExpr* func) {
         arg = ParseTest();
       }
       if (AtKeyword("for")) ErrorAt(Peek(), "generator expressions are not supported");
-      items.push_back(arg);
+      expr_stack_.push_back(arg);
     }
     if (!AcceptPunct(Punct::kComma)) break;
   }
   ExpectPunct(Punct::kRParen);
-  call->items = tree_->List(items);
-  call->keywords = tree_->List(keywords);
+  call->items = tree_->List(mark.exprs(), mark.num_exprs());
+  call->keywords = tree_->List(mark.keywords(), mark.num_keywords());
   call->end = prev_end_;
   SetDepth(call);
   return call;

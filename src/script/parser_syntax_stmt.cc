@@ -6,17 +6,20 @@
 
 namespace pipesplit::script {
 std::string DottedName(const PyExpr* e) {
-  std::vector<const PyExpr*> chain;
-  while (e->kind == PyExprKind::kAttribute) {
-    chain.push_back(e);
-    e = e->items[0];
+  // Two walks down the attribute chain (size, then the parts filled in from the right): one
+  // allocation at most, none for names that fit in the string's inline buffer.
+  size_t size = 0;
+  const PyExpr* root = e;
+  for (; root->kind == PyExprKind::kAttribute; root = root->items[0]) size += root->text.size() + 1;
+  if (root->kind != PyExprKind::kName) return {};
+  size += root->text.size();
+  std::string name(size, '.');
+  for (; e->kind == PyExprKind::kAttribute; e = e->items[0]) {
+    size -= e->text.size();
+    name.replace(size, e->text.size(), e->text);
+    --size;  // the dot
   }
-  if (e->kind != PyExprKind::kName) return {};
-  std::string name(e->text);
-  for (size_t i = chain.size(); i-- > 0;) {
-    name += '.';
-    name += chain[i]->text;
-  }
+  name.replace(0, e->text.size(), e->text);
   return name;
 }
 

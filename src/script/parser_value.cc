@@ -104,19 +104,15 @@ void SymbolTable::PopFrame() {
 }
 
 void SymbolTable::Define(std::string_view name, Value value) {
-  auto it = innermost_.find(name);
-  if (it != innermost_.end() && static_cast<size_t>(it->second) >= frame_starts_.back()) {
+  int64_t index = static_cast<int64_t>(entries_.size());
+  auto [it, inserted] = innermost_.try_emplace(std::string(name), index);  // one hash
+  if (!inserted && static_cast<size_t>(it->second) >= frame_starts_.back()) {
     entries_[static_cast<size_t>(it->second)].value = std::move(value);
     return;
   }
-  int64_t shadowed = it != innermost_.end() ? it->second : -1;
-  int64_t index = static_cast<int64_t>(entries_.size());
+  int64_t shadowed = inserted ? -1 : it->second;
+  it->second = index;
   entries_.push_back({std::string(name), std::move(value), shadowed});
-  if (it != innermost_.end()) {
-    it->second = index;
-  } else {
-    innermost_.emplace(std::string(name), index);
-  }
 }
 
 const Value* SymbolTable::Lookup(std::string_view name) const {

@@ -109,7 +109,13 @@ std::optional<std::string> Printer::CallTirFamily(const ir::CallNode& call) {
   }
   usage_ |= kUseRelax;
   auto result = [&](const char* callee) {  // callee(pos..., kwargs...), built in place
-    std::string out = callee;
+    size_t size = std::char_traits<char>::length(callee) + 2;
+    for (const std::vector<std::string>* list : {&pos, &kwargs}) {
+      for (const std::string& part : *list) size += part.size() + 2;
+    }
+    std::string out;
+    out.reserve(size);
+    out += callee;
     out += '(';
     bool first = true;
     for (const std::vector<std::string>* list : {&pos, &kwargs}) {

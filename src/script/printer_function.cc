@@ -24,7 +24,16 @@ std::string Join(const std::vector<std::string>& parts) {
 
 std::string Assign(const std::string& lhs, const std::optional<std::string>& ann,
                    const std::string& rhs) {
-  return ann ? lhs + ": " + *ann + " = " + rhs : lhs + " = " + rhs;
+  std::string out;  // one allocation, no temporaries
+  out.reserve(lhs.size() + (ann ? ann->size() + 2 : 0) + 3 + rhs.size());
+  out += lhs;
+  if (ann) {
+    out += ": ";
+    out += *ann;
+  }
+  out += " = ";
+  out += rhs;
+  return out;
 }
 
 // A tuple of two or more fields prints unparenthesized on an assignment's right side.

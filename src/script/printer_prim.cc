@@ -43,6 +43,10 @@ const std::string& Printer::TirVar(const ir::TirVarNode& var) {
 }
 
 std::string Printer::ShapeDim(const ir::PrimExpr& e) {
+  // Constant dims (most): the digits, as FormatPrimExpr spells a Relax integer.
+  if (const auto* imm = ir::As<ir::IntImmNode>(e); imm != nullptr && !imm->dtype().is_bool()) {
+    return std::to_string(imm->value());
+  }
   std::string text = Prim(e).text;
   if (config_.fragment) return text;
   // The outermost frame that is collecting a function signature, as TVM looks it up.

@@ -1,6 +1,10 @@
 // Printer: struct info (R.Tensor, R.Shape, R.Tuple, R.Object / R.Any, R.Prim / T.int64,
 // R.Callable) and binding annotations, hidden for R.call_tir / R.call_dps_packed when the
 // var's struct info is exactly the declared output (TVM's StructInfoAsAnn).
+#include <deque>
+#include <string>
+#include <utility>
+
 #include "pipesplit/ir/arith.h"
 #include "src/script/printer_internal.h"
 
@@ -10,6 +14,16 @@ namespace {
 using ir::NodeKind;
 using ir::PrimExpr;
 using ir::StructInfo;
+
+// The quoted spelling of a dtype ("float16" with its quotes), made once per distinct dtype (a
+// module has a handful; tensor types print one per binding).
+const std::string& QuotedDType(DataType dtype) {
+  thread_local std::deque<std::pair<DataType, std::string>> spelled;
+  for (const auto& [known, text] : spelled) {
+    if (known == dtype) return text;
+  }
+  return spelled.emplace_back(dtype, QuoteString(dtype.ToString())).second;
+}
 
 }  // namespace
 
@@ -64,22 +78,40 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
     case NodeKind::kTensorSInfo: {
       const auto* n = ir::As<ir::TensorSInfoNode>(sinfo);
       usage_ |= kUseRelax;
-      std::vector<std::string> args;
-      if (n->shape()) {
-        std::vector<std::string> dims;
-        dims.reserve(n->shape()->size());
-        for (const PrimExpr& d : *n->shape()) dims.push_back(Dim(d));
-        args.push_back(Tuple(dims));
-      }
-      if (!n->dtype().is_void()) args.push_back("dtype=" + QuoteString(n->dtype().ToString()));
-      if (!n->shape() && n->ndim() != -1) args.push_back("ndim=" + std::to_string(n->ndim()));
-      if (!n->vdevice().empty()) args.push_back("vdevice=" + QuoteString(n->vdevice()));
-      if (args.empty()) return "R.Tensor";
+      // Appended to one string (no per-argument temporaries): a tensor type is printed for
+      // almost every binding.
       std::string out = "R.Tensor(";
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += args[i];
+      bool first = true;
+      auto next_arg = [&] {
+        if (!first) out += ", ";
+        first = false;
+      };
+      if (n->shape()) {
+        next_arg();
+        const std::vector<PrimExpr>& dims = *n->shape();
+        out += '(';
+        for (size_t i = 0; i < dims.size(); ++i) {
+          if (i > 0) out += ", ";
+          out += Dim(dims[i]);
+        }
+        out += dims.size() == 1 ? ",)" : ")";
       }
+      if (!n->dtype().is_void()) {
+        next_arg();
+        out += "dtype=";
+        out += QuotedDType(n->dtype());
+      }
+      if (!n->shape() && n->ndim() != -1) {
+        next_arg();
+        out += "ndim=";
+        out += std::to_string(n->ndim());
+      }
+      if (!n->vdevice().empty()) {
+        next_arg();
+        out += "vdevice=";
+        out += QuoteString(n->vdevice());
+      }
+      if (first) return "R.Tensor";
       out += ')';
       return out;
     }

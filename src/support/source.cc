@@ -1,6 +1,7 @@
 #include "pipesplit/support/source.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "pipesplit/support/check.h"
 
@@ -9,8 +10,11 @@ namespace pipesplit {
 SourceFile::SourceFile(uint32_t id, std::string name, std::string text)
     : id_(id), name_(std::move(name)), text_(std::move(text)) {
   line_starts_.push_back(0);
-  for (uint32_t i = 0; i < text_.size(); ++i) {
-    if (text_[i] == '\n') line_starts_.push_back(i + 1);
+  const char* begin = text_.data();
+  const char* end = begin + text_.size();
+  for (const char* p = begin; (p = static_cast<const char*>(std::memchr(p, '\n', end - p)));) {
+    ++p;
+    line_starts_.push_back(static_cast<uint32_t>(p - begin));
   }
 }
 

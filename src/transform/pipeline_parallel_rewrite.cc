@@ -48,6 +48,7 @@ class StageMutator : public ir::ExprMutator {
       : symbols_(symbols), outputs_(outputs) {}
 
   void Remap(const ir::VarNode* from, Var to) { var_remap_[from] = std::move(to); }
+  void ReserveVars(size_t n) { var_remap_.reserve(n); }  // no rehashing while the stage grows
   const Var& Lookup(const Var& var) const {
     auto it = var_remap_.find(var.get());
     PS_CHECK(it != var_remap_.end()) << "no stage value for " << var->name_hint();
@@ -57,11 +58,25 @@ class StageMutator : public ir::ExprMutator {
   // The stage's copy of every symbolic var in `e` (created on first sight).
   ir::PrimExpr VisitPrimExpr(const ir::PrimExpr& e) override {
     if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return e;  // most dims
+    if (const auto* var = ir::As<ir::TirVarNode>(e)) {  // most of the others: one lookup
+      auto it = symbols_->find(var);
+      if (it != symbols_->end()) return it->second;
+    }
     ir::VisitTirVars(e, [&](const ir::TirVar& v) { Copy(v); });
     return ir::Substitute(e, *symbols_);
   }
 
   ir::StructInfo Rewrite(const ir::StructInfo& sinfo) { return VisitStructInfo(sinfo); }
+
+  // The last mapping is remembered: a call_tir's struct info is its out_sinfo node, visited
+  // right after it.
+  ir::StructInfo VisitStructInfo(const ir::StructInfo& sinfo) override {
+    if (sinfo != last_sinfo_in_) {
+      last_sinfo_out_ = ExprMutator::VisitStructInfo(sinfo);
+      last_sinfo_in_ = sinfo;
+    }
+    return last_sinfo_out_;
+  }
 
   Var VisitVarDef(const Var& var) override {
     bool output = outputs_->count(var.get()) != 0;
@@ -91,6 +106,7 @@ class StageMutator : public ir::ExprMutator {
   ir::TirVarMap* symbols_;
   const std::unordered_set<const ir::VarNode*>* outputs_;
   bool in_dataflow_ = true;
+  ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
 };
 
 struct StageFunction {
@@ -125,6 +141,7 @@ class StageBuilder {
     }
 
     StageMutator mutator(&symbols_, &outputs_);
+    mutator.ReserveVars(stage_.params.size() + stage_.bindings.size() + plan_.aliases.size());
     std::vector<Var> params;
     StageFunction out;
     for (const Var& p : stage_.params) {

@@ -336,6 +336,8 @@ class PlanBuilder {
         }
         ExprVisitor::VisitExpr(e);
       }
+      // Struct info mentions symbolic vars only, never a Var.
+      void VisitStructInfo(const ir::StructInfo&) override {}
     };
     std::vector<Var> out;
     Collector collector;

@@ -37,6 +37,7 @@ class SymbolCollector : public ir::ExprVisitor {
   explicit SymbolCollector(std::vector<TirVar>* out) : out_(out) {}
 
   void VisitPrimExpr(const ir::PrimExpr& e) override {
+    if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return;  // most dims
     ir::VisitTirVars(e, [&](const TirVar& v) {
       if (!nested_bound_.count(v.get())) out_->push_back(v);
     });
@@ -124,7 +125,10 @@ class SymbolPlanner {
       }
       for (const TirVar& v : underivable) Need(v, s, plan_.boundaries[s - 1]);
     }
-    for (const ir::Binding& b : stage.bindings) {
+    // Each binding's symbols, collected once (the loop below and the `s` order both use them).
+    std::vector<BindingSymbols> binding_symbols(stage.bindings.size());
+    for (size_t i = 0; i < stage.bindings.size(); ++i) {
+      const ir::Binding& b = stage.bindings[i];
       if (IsWeightRead(b)) {
         bool cast = false;
         for (const TirVar& v : SymbolsOf(b->var()->struct_info())) {
@@ -136,7 +140,8 @@ class SymbolPlanner {
         if (cast) stage.cast_weight_reads.push_back(b.get());
         continue;
       }
-      BindingSymbols symbols = CollectBindingSymbols(b);
+      binding_symbols[i] = CollectBindingSymbols(b);
+      const BindingSymbols& symbols = binding_symbols[i];
       for (const TirVar& v : symbols.uses) {
         if (std::find(symbols.cast_targets.begin(), symbols.cast_targets.end(), v) !=
             symbols.cast_targets.end()) {
@@ -161,9 +166,7 @@ class SymbolPlanner {
         if (in_params.count(v.get())) return;
         errors_->Error(at, "stage " + std::to_string(s) + " of " + name_ +
                                " needs symbolic variable '" + v->name() +
-                               "' from its caller, but "
-                               "it is " +
-                               v->dtype().ToString() +
+                               "' from its caller, but it is " + v->dtype().ToString() +
                                " and stages receive symbolic variables in an R.Shape (int64 "
                                "only); compute what the stage needs in stage 0, or declare it "
                                "T.int64()");
@@ -179,9 +182,13 @@ class SymbolPlanner {
         for (const TirVar& v : SymbolsOf(t.receiver->struct_info())) take(v, t.value->span());
       }
     }
-    for (const ir::Binding& b : stage.bindings) {
-      BindingSymbols symbols = CollectBindingSymbols(b);
-      for (const TirVar& v : symbols.uses) take(v, b->span());
+    for (size_t i = 0; i < stage.bindings.size(); ++i) {
+      const ir::Binding& b = stage.bindings[i];
+      bool weight_read = IsWeightRead(b);
+      if (weight_read) binding_symbols[i] = CollectBindingSymbols(b);
+      for (const TirVar& v : binding_symbols[i].uses) take(v, b->span());
+      // A plain binding's uses already end with the symbols of its var's struct info.
+      if (!weight_read && !ir::Is<ir::MatchCastNode>(b)) continue;
       for (const TirVar& v : SymbolsOf(b->var()->struct_info())) take(v, b->span());
     }
   }
