@@ -194,6 +194,25 @@ class PlanBuilder {
             continue;
           }
           sent.push_back(arg);
+          // The boundary's declared type of this value (its struct info, or the field of its
+          // tuple) is what the next stage receives: it must describe the value passed.
+          ir::StructInfo declared = binding->var()->struct_info();
+          if (call.args().size() > 2) {
+            const auto* tuple = ir::As<ir::TupleSInfoNode>(declared);
+            declared = tuple != nullptr && i - 1 < tuple->fields().size() ? tuple->fields()[i - 1]
+                                                                          : nullptr;
+          }
+          if (declared && arg->struct_info() && !ir::IsBaseOf(declared, arg->struct_info()) &&
+              !ir::IsBaseOf(arg->struct_info(), declared)) {
+            Diagnostic& d = errors_.Error(
+                binding->span(), "stage boundary " + Quote(binding->var()->name_hint()) + " in " +
+                                     name_ + " declares value " + std::to_string(i) + " as " +
+                                     script::PrintStructInfo(declared) + " but passes " +
+                                     Quote(arg->name_hint()) + " of type " +
+                                     script::PrintStructInfo(arg->struct_info()));
+            if (arg->span().valid())
+              d.AddNote(arg->span(), Quote(arg->name_hint()) + " is defined here");
+          }
         }
         if (plan_.stages.back().bindings.empty()) {
           errors_.Error(binding->span(), "stage " + std::to_string(plan_.stages.size() - 1) +
