@@ -42,20 +42,42 @@ StatFields ReadStat(int64_t pid) {
   return fields;
 }
 
+// The boot id and pid-namespace inode of this process; empty when either cannot be read.
+std::string ReadPidNamespace() {
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  std::getline(boot, boot_id);
+  char link[64] = {};
+  ssize_t n = readlink("/proc/self/ns/pid", link, sizeof(link) - 1);
+  if (boot_id.empty() || n <= 0) return {};
+  return boot_id + "/" + std::string(link, static_cast<size_t>(n));
+}
+
+const std::string& PidNamespace() {
+  static const std::string ns = ReadPidNamespace();
+  return ns;
+}
+
 }  // namespace
 
 ProcessIdentity SelfIdentity() {
   ProcessIdentity self;
-  gethostname(self.host, sizeof(self.host) - 1);
   self.pid = getpid();
-  self.start_ticks = ReadStat(self.pid).start_ticks;
+  StatFields stat = ReadStat(self.pid);
+  const std::string& ns = PidNamespace();
+  if (stat.found && ns.size() < sizeof(self.pid_namespace)) {
+    std::memcpy(self.pid_namespace, ns.data(), ns.size());
+    self.start_ticks = stat.start_ticks;
+  }
   return self;
 }
 
 bool SameHost(const ProcessIdentity& other) {
-  char host[sizeof(ProcessIdentity::host)] = {};
-  gethostname(host, sizeof(host) - 1);
-  return std::strncmp(host, other.host, sizeof(host)) == 0;
+  if (other.pid_namespace[0] == '\0') return false;
+  const std::string& ns = PidNamespace();
+  return !ns.empty() &&
+         ns == std::string(other.pid_namespace,
+                           strnlen(other.pid_namespace, sizeof(other.pid_namespace)));
 }
 
 bool ProcessAlive(const ProcessIdentity& process) {

@@ -11,15 +11,18 @@
 namespace pipesplit::runtime {
 
 struct ProcessIdentity {
-  char host[64] = {};  // gethostname(), NUL-terminated
+  // The pid namespace the pid belongs to: the kernel's boot id and the namespace's inode
+  // ("<boot_id>/pid:[4026531836]"), NUL-terminated; empty when /proc cannot tell.
+  char pid_namespace[96] = {};
   int64_t pid = 0;
-  uint64_t start_ticks = 0;  // field 22 of /proc/<pid>/stat; 0 when unknown
+  uint64_t start_ticks = 0;  // field 22 of /proc/<pid>/stat
 };
 
 // The calling process.
 ProcessIdentity SelfIdentity();
 
-// True when `other` runs on this host: only then can its liveness be read.
+// True when `other`'s pid can be looked up here: same kernel, same pid namespace, and /proc
+// readable on both sides.
 bool SameHost(const ProcessIdentity& other);
 
 // False when the process on this host has exited, was killed (a zombie not yet reaped counts as

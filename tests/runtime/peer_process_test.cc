@@ -1,5 +1,6 @@
 // ProcessAlive: a running child is alive; killed (a zombie, then reaped) it is gone; another
-// host's process cannot be checked and counts as alive; a reused pid is told apart by start time.
+// host's (or pid namespace's) process cannot be checked and counts as alive; a reused pid is told
+// apart by start time.
 #include "src/runtime/peer_process.h"
 
 #include <gtest/gtest.h>
@@ -22,6 +23,14 @@ ProcessIdentity StartSleeper() {
   child.pid = pid;
   child.start_ticks = 0;  // unknown: only the pid is checked
   return child;
+}
+
+TEST(PeerProcessTest, AProcessWhoseNamespaceIsUnknownCountsAsAlive) {
+  ProcessIdentity unknown = SelfIdentity();
+  unknown.pid_namespace[0] = '\0';  // /proc was not readable where it ran
+  unknown.pid = 999999999;
+  EXPECT_FALSE(SameHost(unknown));
+  EXPECT_TRUE(ProcessAlive(unknown));
 }
 
 TEST(PeerProcessTest, SelfIsAliveAndOnThisHost) {
@@ -53,7 +62,7 @@ TEST(PeerProcessTest, AnotherStartTimeMeansAnotherProcess) {
 
 TEST(PeerProcessTest, AProcessOnAnotherHostCountsAsAlive) {
   ProcessIdentity remote = SelfIdentity();
-  std::strncpy(remote.host, "not-this-host.invalid", sizeof(remote.host) - 1);
+  std::strncpy(remote.pid_namespace, "another-boot-id/pid:[1]", sizeof(remote.pid_namespace) - 1);
   remote.pid = 999999999;  // no such pid here; it is not looked at
   EXPECT_FALSE(SameHost(remote));
   EXPECT_TRUE(ProcessAlive(remote));
