@@ -202,7 +202,12 @@ ir::PrimExpr Lowerer::CheckShapeDim(ir::PrimExpr dim, const PyExpr* node) {
                       var->dtype().ToString());
     }
   });
-  return dim;
+  if (dim->dtype() == DataType::Int(64)) return dim;
+  // A constant of another integer type becomes int64, as TVM's ShapeExpr casts it (T.int32(4)
+  // is the dimension 4).
+  const auto* imm = ir::As<ir::IntImmNode>(dim);
+  if (imm != nullptr && dim->dtype().is_integer()) return ir::IntImm(imm->value());
+  Error(node, "a shape dimension must be int64, not " + dim->dtype().ToString());
 }
 
 std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {

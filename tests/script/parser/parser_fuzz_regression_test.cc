@@ -112,3 +112,34 @@ TEST(ParserFuzzRegression, StringDimensionEscapesOnlyItsQuote) {
 
 }  // namespace
 }  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// fuzz_roundtrip: a typed constant in a shape (`Nw = T.int32(4)` used as a dimension) stayed
+// int32 and printed bare, reading back as int64. TVM's ShapeExpr makes constant dims int64;
+// a non-constant dim of another type is an error.
+TEST(ParserFuzzRegression, ConstantShapeDimsBecomeInt64) {
+  ir::IRModule mod = testing::Parse(
+      "@I.ir_module\nclass Module:\n"
+      "    @R.function\n"
+      "    def f(w: R.Tensor(\"float32\", ndim=2)):\n"
+      "        n = T.int32(4)\n"
+      "        lv = R.match_cast(w, R.Tensor((n, T.int16(2)), \"float32\"))\n"
+      "        return lv\n");
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("R.match_cast(w, R.Tensor((4, 2), dtype=\"float32\"))"), std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(testing::Parse(printed)), printed);
+  EXPECT_EQ(testing::ParseError("@I.ir_module\nclass Module:\n"
+                                "    @R.function\n"
+                                "    def f(w: R.Tensor(\"float32\", ndim=1)):\n"
+                                "        m = T.int64()\n"
+                                "        lv = R.match_cast(w, R.Tensor((T.Cast(\"int32\", m),), "
+                                "\"float32\"))\n"
+                                "        return lv\n"),
+            "test.py:6:40: error: a shape dimension must be int64, not int32");
+}
+
+}  // namespace
+}  // namespace pipesplit::script
