@@ -146,6 +146,7 @@ class Comparer {
   bool BlockEq(const BindingBlock& l, const BindingBlock& r);
   bool CallEq(const CallNode& l, const CallNode& r);
   bool FunctionEq(const FunctionNode& l, const FunctionNode& r);
+  bool FunctionBodyEq(const FunctionNode& l, const FunctionNode& r);
   bool ConstantEq(const Expr& l, const Expr& r);
   bool ExprSInfoEq(const Expr& l, const Expr& r) {
     Step step(this, ".struct_info");
@@ -153,6 +154,10 @@ class Comparer {
   }
 
   bool map_free_vars_;
+  // Inside a Relax function every symbolic var belongs to the function (bound by a param, a
+  // match_cast, or declared `m = T.int64()` in its body): two such vars pair at their first
+  // occurrence wherever it is, one-to-one as always.
+  bool in_function_ = false;
   bool in_op_attrs_ = false;  // comparing a call's attrs: numbers compare by value
   StructuralDifference* difference_;
   std::string root_;

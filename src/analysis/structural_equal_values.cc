@@ -35,7 +35,7 @@ bool Comparer::TirVarEq(const TirVarNode* l, const TirVarNode* r, bool def) {
   if (it != tir_l2r_.end() || rit != tir_r2l_.end()) {
     return it != tir_l2r_.end() && rit != tir_r2l_.end() && it->second == r && rit->second == l;
   }
-  if (!(def || map_free_vars_) && l != r) return false;
+  if (!(def || map_free_vars_ || in_function_) && l != r) return false;
   if (l->is_size_var() != r->is_size_var()) return false;
   tir_l2r_.emplace(l, r);
   tir_r2l_.emplace(r, l);

@@ -585,8 +585,9 @@ namespace {
 using namespace testing;  // NOLINT
 
 // f(x: R.Tensor((32,))) -> R.Tensor((m,)) where no param defines `m` (found by fuzz_roundtrip:
-// two parses of one printed text made two such vars, which compared unequal). The return type
-// defines it; a var of the params keeps its pairing there.
+// two parses of one printed text made two such vars, which compared unequal; the same for a var
+// declared `m = T.int64()` in the body and first used in a call). Inside a function such vars
+// pair where they first occur; a var of the params keeps its pairing.
 Function ReturnsFreshVar(const std::string& prefix, bool reuse_param_var) {
   TirVar n = MakeTirVar(prefix + "n");
   TirVar m = MakeTirVar(prefix + "m");
@@ -594,7 +595,7 @@ Function ReturnsFreshVar(const std::string& prefix, bool reuse_param_var) {
   return Func({x}, Seq({}, x), F32({reuse_param_var ? n : m}));
 }
 
-TEST(StructuralEqualTest, AVarFirstSeenInTheReturnTypeIsDefinedThere) {
+TEST(StructuralEqualTest, AFunctionsUnboundSymbolicVarsPairWhereTheyFirstOccur) {
   StructuralDifference diff;
   EXPECT_TRUE(StructuralEqual(OneFunction(ReturnsFreshVar("a_", false)),
                               OneFunction(ReturnsFreshVar("b_", false)), &diff))
