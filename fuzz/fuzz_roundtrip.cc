@@ -3,6 +3,7 @@
 // equal (but for the one dtype loss TVM's printer has, see PrintedBareByTvm).
 #include <cstddef>
 #include <cstdint>
+#include <regex>
 
 #include "fuzz/fuzz_util.h"
 #include "pipesplit/analysis/structural_equal.h"
@@ -14,12 +15,19 @@ namespace {
 // (`R.prim_value(T.int32(1))` prints as `R.prim_value(1)`, its IntImm printer for Relax keeps
 // no dtype), and a bare integer reads back as int64. The printer follows TVM byte for byte, so
 // a difference that is only such a dtype becoming int64 is not a finding.
+// The same loss in function attributes: TVM prints an integer attribute bare whatever its dtype
+// (`"WorkspaceSize": T.int64(65536)` prints as `65536`), so `T.int28(65536)` reads back as
+// another immediate of the same value.
 bool PrintedBareByTvm(const pipesplit::analysis::StructuralDifference& d) {
   const std::string_view suffix = ".dtype";
   const bool dtype_only = d.path.size() >= suffix.size() &&
                           d.path.compare(d.path.size() - suffix.size(), suffix.size(), suffix) == 0;
   const bool integer = d.lhs.rfind("int", 0) == 0 || d.lhs.rfind("uint", 0) == 0;
-  return dtype_only && integer && d.rhs == "int64";
+  if (dtype_only && integer && d.rhs == "int64") return true;
+  static const std::regex kTypedInt(R"(T\.u?int[0-9]+\((-?[0-9]+)\))");
+  std::smatch m;
+  return d.path.find(".attrs[") != std::string::npos && std::regex_match(d.lhs, m, kTypedInt) &&
+         m[1] == d.rhs;
 }
 
 }  // namespace
