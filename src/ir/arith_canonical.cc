@@ -35,7 +35,9 @@ class PolyContext {
   bool IsVar(int id) const { return atoms_[id]->kind() == NodeKind::kTirVar; }
 
  private:
-  Poly Atom(const PrimExpr& e) {
+  Poly Atom(const PrimExpr& expr) {
+    // Under a widening cast, the atom carries the cast (cast(int64, n * 2) is cast(int64, n) * 2).
+    const PrimExpr e = cast_to_ && expr->dtype() != *cast_to_ ? CastTo(expr, *cast_to_) : expr;
     std::string key = ToString(e, [](const TirVarNode& v) {
       std::ostringstream os;
       os << v.name() << "@" << static_cast<const void*>(&v);
@@ -47,6 +49,7 @@ class PolyContext {
   }
   std::map<std::string, int> ids_;
   std::vector<PrimExpr> atoms_;
+  std::optional<DataType> cast_to_;  // inside a widening integer cast to this type
 };
 
 std::optional<Poly> AddPoly(Poly a, const Poly& b, int sign) {
@@ -135,9 +138,18 @@ std::optional<Poly> PolyContext::ToPoly(const PrimExpr& e, int depth) {
     }
   }
   if (const auto* cast = As<CastNode>(e)) {
-    if (cast->dtype().is_integer() && cast->value()->dtype().is_integer()) {
-      return ToPoly(cast->value(), depth + 1);
+    // A widening integer cast distributes over +, - and * when the narrow computation does not
+    // overflow, which shape arithmetic assumes as TVM's simplifier does; a narrowing cast wraps,
+    // so it stays an atom.
+    const DataType from = cast->value()->dtype();
+    if (cast->dtype().is_integer() && from.is_integer() && cast->dtype().bits() >= from.bits()) {
+      std::optional<DataType> outer = cast_to_;
+      cast_to_ = cast->dtype();
+      std::optional<Poly> p = ToPoly(cast->value(), depth + 1);
+      cast_to_ = outer;
+      return p;
     }
+    return Atom(OpaqueNormalized(e, depth + 1));
   }
   return Atom(e);
 }

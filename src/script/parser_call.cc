@@ -425,9 +425,15 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
             if (text && text->empty() && fallback && *fallback == "void") attr = *fallback;
             // A device named by kind ("llvm") is the module's vdevice it designates, as in
             // annotations ("llvm:0:global").
+            // One the module does not declare is an error: an annotation would drop it (as TVM
+            // does), so the inferred type would not survive a reprint.
             if (op_name == "relax.to_vdevice" && param.name == "dst_vdevice" && text) {
               std::string resolved = LookupVDevice(*value, node_of(*value));
-              if (!resolved.empty()) attr = std::move(resolved);
+              if (resolved.empty()) {
+                Error(node_of(*value), display + ": no vdevice '" + *text +
+                                           "' among the module's I.module_global_infos");
+              }
+              attr = std::move(resolved);
             }
             attrs.emplace_back(param.name, std::move(attr));
           } else if (!param.default_value) {

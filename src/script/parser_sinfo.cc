@@ -193,20 +193,16 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
 }
 
 ir::PrimExpr Lowerer::CheckShapeDim(ir::PrimExpr dim, const PyExpr* node) {
-  // Relax shapes are int64 (as TVM's ShapeExpr requires): a symbolic variable of another type
-  // would be cast inside every shape that uses it, and such a cast cannot be spelled in a
-  // signature's string dimension.
-  ir::VisitTirVars(dim, [&](const ir::TirVar& var) {
-    if (var->dtype() != DataType::Int(64)) {
-      Error(node, "symbolic shape variable '" + var->name() + "' must be int64, not " +
-                      var->dtype().ToString());
-    }
-  });
+  // Relax shapes are int64, as TVM's ShapeExpr requires. A constant of another integer type
+  // becomes int64 (T.int32(4) is the dimension 4, as ShapeExpr casts it); a var of another type
+  // may appear only inside an int64 expression (T.Cast("int64", n) * 2).
   if (dim->dtype() == DataType::Int(64)) return dim;
-  // A constant of another integer type becomes int64, as TVM's ShapeExpr casts it (T.int32(4)
-  // is the dimension 4).
   const auto* imm = ir::As<ir::IntImmNode>(dim);
   if (imm != nullptr && dim->dtype().is_integer()) return ir::IntImm(imm->value());
+  if (const auto* var = ir::As<ir::TirVarNode>(dim)) {
+    Error(node, "symbolic shape variable '" + var->name() + "' must be int64, not " +
+                    var->dtype().ToString());
+  }
   Error(node, "a shape dimension must be int64, not " + dim->dtype().ToString());
 }
 

@@ -139,9 +139,12 @@ StructInfo InferStridedSlice(const CallNode& call) {
   if (!x.shape()) return unknown();
   std::vector<int> norm = NormalizeAxes(call, x.ndim(), axis_values);
   std::vector<PrimExpr> shape = *x.shape();
+  // Dims are int64: begin, end and strides of another integer type (R.prim_value of an int32
+  // var) are cast first.
+  auto int64 = [](const PrimExpr& e) { return CastTo(e, DataType::Int(64)); };
   for (size_t i = 0; i < n; ++i) {
-    PrimExpr len =
-        SliceLength((*begin)[i], (*end)[i], (*strides)[i], shape[norm[i]], assume_inbound);
+    PrimExpr len = SliceLength(int64((*begin)[i]), int64((*end)[i]), int64((*strides)[i]),
+                               shape[norm[i]], assume_inbound);
     if (!len) return unknown();
     shape[norm[i]] = len;
   }

@@ -143,3 +143,47 @@ TEST(ParserFuzzRegression, ConstantShapeDimsBecomeInt64) {
 
 }  // namespace
 }  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// fuzz_rewrite: slicing with the int32 var of an R.Prim parameter inferred an int32 dimension
+// (the arithmetic core looked through the widening casts and dropped them), which no shape may
+// hold. Dims stay int64, the cast kept on the var.
+TEST(ParserFuzzRegression, SliceByAnInt32VarKeepsInt64Dims) {
+  ir::IRModule mod = testing::Parse(
+      "@I.ir_module\nclass Module:\n"
+      "    @R.function\n"
+      "    def f(r: R.Prim(value=\"rank\"), A: R.Tensor((16, 16), \"float32\")):\n"
+      "        rank = T.int32()\n"
+      "        B = R.strided_slice(A, axes=[0], begin=[rank * 6], end=[(rank + 1) * 8], "
+      "assume_inbound=True)\n"
+      "        return B\n");
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("R.Tensor((T.Cast(\"int64\", rank) * 2 + 8, 16), dtype=\"float32\")"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(testing::Parse(printed)), printed);
+}
+
+}  // namespace
+}  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// fuzz_roundtrip: R.to_vdevice to a device the module does not declare typed its result with
+// that device, which an annotation drops (as TVM does): the reprint differed. It is an error.
+TEST(ParserFuzzRegression, ToAnUndeclaredVDeviceIsAnError) {
+  EXPECT_EQ(testing::ParseError("@I.ir_module\nclass Module:\n"
+                                "    I.module_global_infos({\"vdevice\": [I.vdevice(\"cuda\")]})\n"
+                                "    @R.function\n"
+                                "    def foo(x: R.Tensor((), \"int32\")):\n"
+                                "        y = R.to_vdevice(x, \"llvm\")\n"
+                                "        return y\n"),
+            "test.py:6:29: error: R.to_vdevice: no vdevice 'llvm' among the module's "
+            "I.module_global_infos");
+}
+
+}  // namespace
+}  // namespace pipesplit::script
