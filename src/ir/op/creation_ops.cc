@@ -79,6 +79,10 @@ StructInfo InferArange(const CallNode& call) {
   DataType dtype = CallAttrs(call).DType("dtype");
   if (start->dtype().is_integer() && end->dtype().is_integer() && step->dtype().is_integer()) {
     if (AsConstInt(step) == 0) Fail(call, "step must not be zero");
+    // The length is a dim: computed in int64 whatever the bounds' integer type.
+    start = CastTo(start, DataType::Int(64));
+    end = CastTo(end, DataType::Int(64));
+    step = CastTo(step, DataType::Int(64));
     PrimExpr n = NormalizeArith(FloorDiv(Sub(Add(Sub(end, start), step), Int64(1)), step));
     return MakeTensor({n}, dtype, "");
   }

@@ -314,6 +314,13 @@ std::optional<std::vector<int64_t>> CallAttrs::OptIntList(std::string_view name)
 // ---- Struct info construction ----
 
 StructInfo MakeTensor(std::vector<PrimExpr> shape, DataType dtype, const std::string& vdevice) {
+  // Dims are int64 (TVM's ShapeExpr): one computed from a value of another integer type (an
+  // R.prim_value of an int32 var) is cast.
+  for (PrimExpr& dim : shape) {
+    if (dim->dtype() != DataType::Int(64) && dim->dtype().is_integer()) {
+      dim = CastTo(dim, DataType::Int(64));
+    }
+  }
   return Make<TensorSInfoNode>(std::move(shape), dtype, vdevice);
 }
 

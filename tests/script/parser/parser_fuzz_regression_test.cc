@@ -187,3 +187,26 @@ TEST(ParserFuzzRegression, ToAnUndeclaredVDeviceIsAnError) {
 
 }  // namespace
 }  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// fuzz_roundtrip: R.arange up to the value of an int65 var computed its length with mixed
+// int65/int64 operands (printed in call form, read back matched). Bounds are cast to int64.
+TEST(ParserFuzzRegression, ArangeLengthIsComputedInInt64) {
+  ir::IRModule mod = testing::Parse(
+      "@I.ir_module\nclass Module:\n"
+      "    @R.function\n"
+      "    def f(x: R.Tensor((\"f\",), \"float32\")):\n"
+      "        n = T.int32()\n"
+      "        gv = R.arange(2, R.prim_value(n), 2)\n"
+      "        return gv\n");
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("R.Tensor(((T.Cast(\"int64\", n) - 1) // 2,), dtype=\"int64\")"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(testing::Parse(printed)), printed);
+}
+
+}  // namespace
+}  // namespace pipesplit::script
