@@ -13,6 +13,7 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_sinfo.cc
   parser_syntax_expr.cc
   parser_syntax_stmt.cc
+  parser_syntax_tokens.cc
   parser_tir.cc
   parser_tir_expr.cc
   parser_value.cc)

@@ -22,6 +22,9 @@
 
 namespace pipesplit::script {
 
+// Whether `s` is a Python keyword (a name that cannot be an identifier).
+bool IsPythonKeyword(std::string_view s);
+
 class SyntaxParser {
  public:
   SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
