@@ -15,9 +15,9 @@ namespace {
 // (`R.prim_value(T.int32(1))` prints as `R.prim_value(1)`, its IntImm printer for Relax keeps
 // no dtype), and a bare integer reads back as int64. The printer follows TVM byte for byte, so
 // a difference that is only such a dtype becoming int64 is not a finding.
-// The same loss in function attributes: TVM prints an integer attribute bare whatever its dtype
-// (`"WorkspaceSize": T.int64(65536)` prints as `65536`), so `T.int28(65536)` reads back as
-// another immediate of the same value.
+// The same loss where the difference is reported at the immediate itself (an R.prim_value, a
+// function attribute: `"WorkspaceSize": T.int28(65536)` prints as `65536`): a typed integer
+// immediate that reads back as the bare one of the same value.
 bool PrintedBareByTvm(const pipesplit::analysis::StructuralDifference& d) {
   const std::string_view suffix = ".dtype";
   const bool dtype_only = d.path.size() >= suffix.size() &&
@@ -26,8 +26,7 @@ bool PrintedBareByTvm(const pipesplit::analysis::StructuralDifference& d) {
   if (dtype_only && integer && d.rhs == "int64") return true;
   static const std::regex kTypedInt(R"(T\.u?int[0-9]+\((-?[0-9]+)\))");
   std::smatch m;
-  return d.path.find(".attrs[") != std::string::npos && std::regex_match(d.lhs, m, kTypedInt) &&
-         m[1] == d.rhs;
+  return std::regex_match(d.lhs, m, kTypedInt) && m[1] == d.rhs;
 }
 
 }  // namespace
