@@ -423,6 +423,14 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
             const std::string* fallback =
                 param.default_value ? param.default_value->as_string() : nullptr;
             if (text && text->empty() && fallback && *fallback == "void") attr = *fallback;
+            // A float attribute that is not finite prints quoted (epsilon="inf"): read back as
+            // the float it was.
+            if (text && param.default_value && param.default_value->as_float() &&
+                (*text == "inf" || *text == "-inf" || *text == "nan")) {
+              attr = *text == "nan"
+                         ? std::numeric_limits<double>::quiet_NaN()
+                         : (*text == "inf" ? 1.0 : -1.0) * std::numeric_limits<double>::infinity();
+            }
             // A device named by kind ("llvm") is the module's vdevice it designates, as in
             // annotations ("llvm:0:global").
             // One the module does not declare is an error: an annotation would drop it (as TVM

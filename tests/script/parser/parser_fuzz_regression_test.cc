@@ -210,3 +210,35 @@ TEST(ParserFuzzRegression, ArangeLengthIsComputedInInt64) {
 
 }  // namespace
 }  // namespace pipesplit::script
+
+namespace pipesplit::script {
+namespace {
+
+// fuzz_roundtrip: a float attribute that overflows to infinity (epsilon=1e310) prints quoted,
+// epsilon="inf", which read back as a string attribute.
+TEST(ParserFuzzRegression, NonFiniteFloatAttributesReadBackAsFloats) {
+  ir::IRModule mod = testing::Parse(
+      "@I.ir_module\nclass Module:\n"
+      "    @R.function\n"
+      "    def f(x: R.Tensor((2, 4), \"float32\"), w: R.Tensor((4,), \"float32\")):\n"
+      "        y = R.nn.rms_norm(x, w, axes=[-1], epsilon=1e310)\n"
+      "        return y\n");
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("epsilon=\"inf\""), std::string::npos) << printed;
+  ir::IRModule again = testing::Parse(printed);
+  EXPECT_EQ(PrintModule(again), printed);
+  const auto& call = static_cast<const ir::CallNode&>(
+      *static_cast<const ir::VarBindingNode&>(
+           *testing::Body(testing::GetFunction(again, "f")).blocks()[0]->bindings()[0])
+           .value());
+  const ir::AttrValue* epsilon = nullptr;
+  for (const auto& [name, value] : call.attrs()) {
+    if (name == "epsilon") epsilon = &value;
+  }
+  ASSERT_NE(epsilon, nullptr);
+  ASSERT_NE(epsilon->as_float(), nullptr);
+  EXPECT_TRUE(std::isinf(*epsilon->as_float()));
+}
+
+}  // namespace
+}  // namespace pipesplit::script
