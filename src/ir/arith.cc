@@ -12,7 +12,11 @@ int64_t FloorDivInt(int64_t a, int64_t b) {
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
 }
-int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
+// The remainder taking the divisor's sign; never overflows (b != 0, b != -1).
+int64_t FloorModInt(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
 
 // Wrapping arithmetic on int64 (no UB on overflow).
 int64_t Wrap(uint64_t v) { return static_cast<int64_t>(v); }
