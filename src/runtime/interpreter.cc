@@ -126,6 +126,20 @@ Value Interpreter::Invoke(const Value& callable, std::vector<Value> args) {
   return CallFunction(*c->func, c->name, std::move(args), c->captured);
 }
 
+namespace {
+
+bool HoldsCallable(const Value& v) {
+  if (v.as_callable() != nullptr) return true;
+  if (const Value::Tuple* fields = v.as_tuple()) {
+    for (const Value& f : *fields) {
+      if (HoldsCallable(f)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string& name,
                                 std::vector<Value> args,
                                 const std::shared_ptr<const Frame>& captured) {
@@ -163,7 +177,19 @@ Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string&
     }
     frame->Bind(param.get(), std::move(args[i]));
   }
-  return Eval(func.body(), frame);
+  // A nested function bound in this frame captures the frame: frame -> closure -> frame, a
+  // cycle of shared pointers. When the activation ends the frame's values are dropped, unless
+  // the result holds a closure (which may still read them).
+  struct ReleaseFrame {
+    const std::shared_ptr<Frame>& frame;
+    bool keep = false;
+    ~ReleaseFrame() {
+      if (!keep && frame.use_count() > 1) frame->Clear();
+    }
+  } release{frame};
+  Value result = Eval(func.body(), frame);
+  release.keep = HoldsCallable(result);
+  return result;
 }
 
 // A var of the sequence is dropped from the frame right after the binding that reads it last,

@@ -67,6 +67,11 @@ class Frame {
   void Bind(const ir::VarNode* var, Value value) { vars_[var] = std::move(value); }
   // Drops the value of a var of this frame that is not used any more.
   void Erase(const ir::VarNode* var) { vars_.erase(var); }
+  // Drops every value (the activation has ended; breaks frame -> closure -> frame cycles).
+  void Clear() {
+    vars_.clear();
+    syms_.clear();
+  }
   const int64_t* FindSym(const ir::TirVarNode* var) const;
   void BindSym(const ir::TirVarNode* var, int64_t value) { syms_[var] = value; }
 
