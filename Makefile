@@ -16,9 +16,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := fuzz_parser fuzz_roundtrip fuzz_rewrite fuzz_tir fuzz_safetensors fuzz_wire
 # Any ASan/UBSan report fails the test; leaks of OpenMPI's own allocations are suppressed
 # (tests/sanitizers/lsan.supp says why).
-SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+# keep_loaded.so makes dlclose a no-op so leaks inside OpenMPI's dlopen'ed components keep their
+# library names (tests/sanitizers/keep_loaded.c).
+SANITIZER_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:verify_asan_link_order=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/sanitizers/lsan.supp:print_suppressions=0 \
+	LD_PRELOAD=$(CURDIR)/$(ASAN_DIR)/libpipesplit_keep_loaded.so
 
 .PHONY: all deps configure build test test-asan fuzz bench demo format clean
 
