@@ -146,6 +146,28 @@ void BlockBuilder::EmitNormalized(const Binding& binding) {
   blocks_.back().bindings.push_back(binding);
 }
 
+namespace {
+
+// Applies `fn` to every item of `in`. When some result differs from its item, fills `out` with
+// all results (copying the unchanged prefix only then) and returns true; else leaves `out`
+// empty and returns false, so an unchanged node is reused without a copy.
+template <typename Fn>
+bool MapOnChange(const std::vector<Expr>& in, std::vector<Expr>* out, Fn&& fn) {
+  bool changed = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    Expr e = fn(in[i]);
+    if (!changed && e != in[i]) {
+      changed = true;
+      out->reserve(in.size());
+      out->assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    if (changed) out->push_back(std::move(e));
+  }
+  return changed;
+}
+
+}  // namespace
+
 Expr BlockBuilder::NormalizeArgument(const Expr& arg) {
   Expr normalized = Normalize(arg);
   if (!in_block() || IsLeafExpr(normalized) || normalized->kind() == NodeKind::kTuple ||
@@ -160,17 +182,9 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
     case NodeKind::kTuple: {
       const auto& node = static_cast<const TupleNode&>(*expr);
       const std::vector<Expr>& in = node.fields();
-      bool changed = false;
-      std::vector<Expr> fields;  // filled from the first field normalization changes
-      for (size_t i = 0; i < in.size(); ++i) {
-        Expr f = NormalizeArgument(in[i]);
-        if (!changed && f != in[i]) {
-          changed = true;
-          fields.reserve(in.size());
-          fields.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-        if (changed) fields.push_back(std::move(f));
-      }
+      std::vector<Expr> fields;
+      const bool changed =
+          MapOnChange(in, &fields, [&](const Expr& e) { return NormalizeArgument(e); });
       if (!changed && node.struct_info()) return expr;
       std::vector<StructInfo> sinfo;
       sinfo.reserve(in.size());
@@ -210,17 +224,9 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
       const auto& node = static_cast<const CallNode&>(*expr);
       if (node.struct_info()) return expr;
       const std::vector<Expr>& in = node.args();
-      bool changed = false;
-      std::vector<Expr> args;  // filled from the first argument normalization changes
-      for (size_t i = 0; i < in.size(); ++i) {
-        Expr a = NormalizeArgument(in[i]);
-        if (!changed && a != in[i]) {
-          changed = true;
-          args.reserve(in.size());
-          args.assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
-        }
-        if (changed) args.push_back(std::move(a));
-      }
+      std::vector<Expr> args;
+      const bool changed =
+          MapOnChange(in, &args, [&](const Expr& e) { return NormalizeArgument(e); });
       if (!changed) {
         SetStructInfoOnce(node, InferCallStructInfo(node));
         return expr;
