@@ -110,12 +110,6 @@ TEST(ParserFuzzRegression, StringDimensionEscapesOnlyItsQuote) {
       "test.py:4:24: error: a symbolic dimension may escape only its own quote");
 }
 
-}  // namespace
-}  // namespace pipesplit::script
-
-namespace pipesplit::script {
-namespace {
-
 // fuzz_roundtrip: a typed constant in a shape (`Nw = T.int32(4)` used as a dimension) stayed
 // int32 and printed bare, reading back as int64. TVM's ShapeExpr makes constant dims int64;
 // a non-constant dim of another type is an error.
@@ -141,12 +135,6 @@ TEST(ParserFuzzRegression, ConstantShapeDimsBecomeInt64) {
             "test.py:6:40: error: a shape dimension must be int64, not int32");
 }
 
-}  // namespace
-}  // namespace pipesplit::script
-
-namespace pipesplit::script {
-namespace {
-
 // fuzz_rewrite: slicing with the int32 var of an R.Prim parameter inferred an int32 dimension
 // (the arithmetic core looked through the widening casts and dropped them), which no shape may
 // hold. Dims stay int64, the cast kept on the var.
@@ -166,12 +154,6 @@ TEST(ParserFuzzRegression, SliceByAnInt32VarKeepsInt64Dims) {
   EXPECT_EQ(PrintModule(testing::Parse(printed)), printed);
 }
 
-}  // namespace
-}  // namespace pipesplit::script
-
-namespace pipesplit::script {
-namespace {
-
 // fuzz_roundtrip: R.to_vdevice to a device the module does not declare typed its result with
 // that device, which an annotation drops (as TVM does): the reprint differed. It is an error.
 TEST(ParserFuzzRegression, ToAnUndeclaredVDeviceIsAnError) {
@@ -184,12 +166,6 @@ TEST(ParserFuzzRegression, ToAnUndeclaredVDeviceIsAnError) {
             "test.py:6:29: error: R.to_vdevice: no vdevice 'llvm' among the module's "
             "I.module_global_infos");
 }
-
-}  // namespace
-}  // namespace pipesplit::script
-
-namespace pipesplit::script {
-namespace {
 
 // fuzz_roundtrip: R.arange up to the value of an int65 var computed its length with mixed
 // int65/int64 operands (printed in call form, read back matched). Bounds are cast to int64.
@@ -207,12 +183,6 @@ TEST(ParserFuzzRegression, ArangeLengthIsComputedInInt64) {
       << printed;
   EXPECT_EQ(PrintModule(testing::Parse(printed)), printed);
 }
-
-}  // namespace
-}  // namespace pipesplit::script
-
-namespace pipesplit::script {
-namespace {
 
 // fuzz_roundtrip: a float attribute that overflows to infinity (epsilon=1e310) prints quoted,
 // epsilon="inf", which read back as a string attribute.
