@@ -1,5 +1,6 @@
 #include "pipesplit/ir/block_builder.h"
 
+#include "pipesplit/ir/map_on_change.h"
 #include "pipesplit/ir/op.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
@@ -112,7 +113,7 @@ Var BlockBuilder::Emit(const Expr& value, std::string name_hint, Span span) {
   Expr normalized = Normalize(value);
   bool dataflow = in_dataflow_block();
   if (name_hint.empty()) name_hint = dataflow ? "lv" : "gv";
-  Var var = MakeVar(names_.FreshName(name_hint), normalized->struct_info(), dataflow, span);
+  Var var = MakeVar(names().FreshName(name_hint), normalized->struct_info(), dataflow, span);
   blocks_.back().bindings.push_back(Make<VarBindingNode>(var, normalized, span));
   return var;
 }
@@ -121,7 +122,7 @@ Var BlockBuilder::EmitOutput(const Expr& value, std::string name_hint, Span span
   PS_CHECK(in_dataflow_block()) << "EmitOutput outside a dataflow block";
   Expr normalized = Normalize(value);
   if (name_hint.empty()) name_hint = "gv";
-  Var var = MakeVar(names_.FreshName(name_hint), normalized->struct_info(), false, span);
+  Var var = MakeVar(names().FreshName(name_hint), normalized->struct_info(), false, span);
   blocks_.back().bindings.push_back(Make<VarBindingNode>(var, normalized, span));
   return var;
 }
@@ -132,7 +133,7 @@ Var BlockBuilder::EmitMatchCast(const Expr& value, const StructInfo& sinfo, std:
   Expr normalized = Normalize(value);
   bool dataflow = in_dataflow_block();
   if (name_hint.empty()) name_hint = dataflow ? "lv" : "gv";
-  Var var = MakeVar(names_.FreshName(name_hint), sinfo, dataflow, span);
+  Var var = MakeVar(names().FreshName(name_hint), sinfo, dataflow, span);
   DefineTirVarsOf(sinfo);
   blocks_.back().bindings.push_back(Make<MatchCastNode>(var, normalized, sinfo, span));
   return var;
@@ -142,31 +143,15 @@ void BlockBuilder::EmitNormalized(const Binding& binding) {
   PS_CHECK(in_block()) << "EmitNormalized outside a block";
   PS_CHECK(binding->var()->struct_info() != nullptr) << "binding var without struct info";
   if (const auto* mc = As<MatchCastNode>(binding)) DefineTirVarsOf(mc->struct_info());
-  names_.Reserve(binding->var()->name_hint());
+  unreserved_.push_back(binding->var());
   blocks_.back().bindings.push_back(binding);
 }
 
-namespace {
-
-// Applies `fn` to every item of `in`. When some result differs from its item, fills `out` with
-// all results (copying the unchanged prefix only then) and returns true; else leaves `out`
-// empty and returns false, so an unchanged node is reused without a copy.
-template <typename Fn>
-bool MapOnChange(const std::vector<Expr>& in, std::vector<Expr>* out, Fn&& fn) {
-  bool changed = false;
-  for (size_t i = 0; i < in.size(); ++i) {
-    Expr e = fn(in[i]);
-    if (!changed && e != in[i]) {
-      changed = true;
-      out->reserve(in.size());
-      out->assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
-    }
-    if (changed) out->push_back(std::move(e));
-  }
-  return changed;
+NameSupply& BlockBuilder::names() {
+  for (const Var& var : unreserved_) names_.Reserve(var->name_hint());
+  unreserved_.clear();
+  return names_;
 }
-
-}  // namespace
 
 Expr BlockBuilder::NormalizeArgument(const Expr& arg) {
   Expr normalized = Normalize(arg);

@@ -1,5 +1,6 @@
 #include "pipesplit/ir/functor.h"
 
+#include "pipesplit/ir/map_on_change.h"
 #include "pipesplit/support/check.h"
 
 namespace pipesplit::ir {
@@ -291,13 +292,10 @@ Binding ExprMutator::VisitBinding(const Binding& binding) {
 
 BindingBlock ExprMutator::VisitBindingBlock(const BindingBlock& block) {
   std::vector<Binding> bindings;
-  bindings.reserve(block->bindings().size());
-  bool changed = false;
-  for (const Binding& b : block->bindings()) {
-    bindings.push_back(VisitBinding(b));
-    changed |= bindings.back() != b;
+  if (!MapOnChange(block->bindings(), &bindings,
+                   [&](const Binding& b) { return VisitBinding(b); })) {
+    return block;
   }
-  if (!changed) return block;
   return Make<BindingBlockNode>(std::move(bindings), block->is_dataflow(), block->span());
 }
 
@@ -306,24 +304,12 @@ Expr ExprMutator::VisitExpr_(const Ptr<VarNode>& node) {
   return it == var_remap_.end() ? Expr(node) : Expr(it->second);
 }
 
-namespace {
-
-std::vector<Expr> MapExprs(ExprMutator* m, const std::vector<Expr>& in, bool* changed) {
-  std::vector<Expr> out;
-  out.reserve(in.size());
-  for (const Expr& e : in) {
-    out.push_back(m->VisitExpr(e));
-    *changed |= out.back() != e;
-  }
-  return out;
-}
-
-}  // namespace
 
 Expr ExprMutator::VisitExpr_(const Ptr<TupleNode>& node) {
-  bool changed = false;
-  auto fields = MapExprs(this, node->fields(), &changed);
-  if (!changed) return node;
+  std::vector<Expr> fields;
+  if (!MapOnChange(node->fields(), &fields, [&](const Expr& e) { return VisitExpr(e); })) {
+    return node;
+  }
   std::vector<StructInfo> sinfo;
   sinfo.reserve(fields.size());
   for (const Expr& f : fields) sinfo.push_back(f->struct_info());
@@ -343,13 +329,10 @@ Expr ExprMutator::VisitExpr_(const Ptr<TupleGetItemNode>& node) {
 }
 
 Expr ExprMutator::VisitExpr_(const Ptr<ShapeExprNode>& node) {
-  bool changed = false;
   std::vector<PrimExpr> values;
-  for (const PrimExpr& e : node->values()) {
-    values.push_back(VisitPrimExpr(e));
-    changed |= values.back() != e;
+  if (!MapOnChange(node->values(), &values, [&](const PrimExpr& e) { return VisitPrimExpr(e); })) {
+    return node;
   }
-  if (!changed) return node;
   return Make<ShapeExprNode>(std::move(values), node->span());
 }
 
@@ -362,16 +345,17 @@ Expr ExprMutator::VisitExpr_(const Ptr<PrimValueNode>& node) {
 Expr ExprMutator::VisitExpr_(const Ptr<CallNode>& node) {
   Expr op = VisitExpr(node->op());
   bool changed = op != node->op();
-  auto args = MapExprs(this, node->args(), &changed);
+  std::vector<Expr> args;
+  bool args_changed =
+      MapOnChange(node->args(), &args, [&](const Expr& e) { return VisitExpr(e); });
   std::vector<StructInfo> sinfo_args;
-  for (const StructInfo& s : node->sinfo_args()) {
-    sinfo_args.push_back(VisitStructInfo(s));
-    changed |= sinfo_args.back() != s;
-  }
+  bool sinfo_args_changed = MapOnChange(node->sinfo_args(), &sinfo_args,
+                                        [&](const StructInfo& s) { return VisitStructInfo(s); });
   StructInfo sinfo = VisitStructInfo(node->struct_info());
-  changed |= sinfo != node->struct_info();
+  changed |= args_changed || sinfo_args_changed || sinfo != node->struct_info();
   if (!changed) return node;
-  return Make<CallNode>(op, std::move(args), node->attrs(), std::move(sinfo_args), sinfo,
+  return Make<CallNode>(op, args_changed ? std::move(args) : node->args(), node->attrs(),
+                        sinfo_args_changed ? std::move(sinfo_args) : node->sinfo_args(), sinfo,
                         node->span());
 }
 

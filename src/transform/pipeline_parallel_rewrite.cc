@@ -15,7 +15,8 @@
 //     dataflow block that receives (recv_from_prev_group, plus match_cast where symbolic
 //     dims are re-derived), then the stage's bindings with weight reads turned into
 //     vm.builtin.tuple_getitem calls; then one send_to_next_group per value passed on;
-//     every Var and symbolic var is the stage's own copy.
+//     every symbolic var is the stage's own copy; a binding whose var keeps its struct info
+//     and kind is reused as it is (each binding lands in exactly one stage).
 //  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
 //  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
 //     mismatch is an internal error).
@@ -40,8 +41,9 @@ namespace {
 using ir::Expr;
 using ir::Var;
 
-// Rewrites a stage's bindings into the stage's own scope: every Var definition gets a fresh
-// Var (dataflow unless it is an output), every symbolic var the stage's own copy.
+// Rewrites a stage's bindings into the stage's own scope: every symbolic var becomes the
+// stage's own copy, and a Var definition gets a fresh Var when its struct info or its kind
+// changes (dataflow unless it is an output); unchanged bindings are reused as they are.
 class StageMutator : public ir::ExprMutator {
  public:
   StageMutator(ir::TirVarMap* symbols, const std::unordered_set<const ir::VarNode*>* outputs)
@@ -78,10 +80,14 @@ class StageMutator : public ir::ExprMutator {
     return last_sinfo_out_;
   }
 
+  // A binding belongs to exactly one stage, so its var is defined once in the output and is
+  // kept when the stage's copy would be identical (same struct info, same dataflow kind).
   Var VisitVarDef(const Var& var) override {
     bool output = outputs_->count(var.get()) != 0;
-    Var fresh = ir::MakeVar(var->name_hint(), VisitStructInfo(var->struct_info()),
-                            !output && in_dataflow_, var->span());
+    bool dataflow = !output && in_dataflow_;
+    ir::StructInfo sinfo = VisitStructInfo(var->struct_info());
+    if (sinfo == var->struct_info() && dataflow == var->is_dataflow()) return var;
+    Var fresh = ir::MakeVar(var->name_hint(), std::move(sinfo), dataflow, var->span());
     var_remap_[var.get()] = fresh;
     return fresh;
   }

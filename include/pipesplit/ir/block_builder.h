@@ -63,7 +63,8 @@ class BlockBuilder {
   // ill-typed calls and on opaque calls (unknown ops), which need an annotation.
   StructInfo InferCallStructInfo(const CallNode& call);
 
-  NameSupply& names() { return names_; }
+  // The names in use so far (the vars of EmitNormalized are recorded lazily, on first need).
+  NameSupply& names();
 
  private:
   struct BlockFrame {
@@ -82,6 +83,9 @@ class BlockBuilder {
   std::vector<ScopeFrame> scopes_;
   std::unordered_set<const TirVarNode*> defined_tir_vars_;
   NameSupply names_;
+  // Vars of EmitNormalized not yet reserved in names_: the parser emits every binding that
+  // way and never asks for a fresh name, so it never pays for the name table.
+  std::vector<Var> unreserved_;
 };
 
 }  // namespace pipesplit::ir
