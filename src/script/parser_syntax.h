@@ -9,6 +9,7 @@
 #ifndef PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
 #define PIPESPLIT_SRC_SCRIPT_PARSER_SYNTAX_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -151,6 +152,46 @@ class SyntaxParser {
   std::vector<PyExpr*> expr_stack_;       // see StackMark
   std::vector<PyKeyword> keyword_stack_;  // see StackMark
 };
+
+// ---- Token access, inline: called for nearly every token ----
+
+inline const Token& SyntaxParser::Peek(size_t ahead) const {
+  size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
+  return tokens_[i];
+}
+
+inline const Token& SyntaxParser::Next() {
+  const Token& t = tokens_[pos_];
+  if (pos_ + 1 < tokens_.size()) ++pos_;
+  if (t.kind != TokenKind::kNewline && t.kind != TokenKind::kIndent &&
+      t.kind != TokenKind::kDedent && t.kind != TokenKind::kEnd) {
+    prev_end_ = t.end;
+  }
+  return t;
+}
+
+inline bool SyntaxParser::AtPunct(Punct punct, size_t ahead) const {
+  const Token& t = Peek(ahead);
+  return t.kind == TokenKind::kPunct && t.punct == punct;
+}
+
+inline bool SyntaxParser::AtKeyword(std::string_view keyword, size_t ahead) const {
+  const Token& t = Peek(ahead);
+  // Length and first letter first: most names are not the keyword asked about.
+  if (t.kind != TokenKind::kName || t.end - t.begin != keyword.size()) return false;
+  const char* text = file_.text().data() + t.begin;
+  return text[0] == keyword[0] && std::string_view(text, keyword.size()) == keyword;
+}
+
+inline bool SyntaxParser::AcceptPunct(Punct punct) {
+  if (!AtPunct(punct)) return false;
+  Next();
+  return true;
+}
+
+inline std::string_view SyntaxParser::TokenText(const Token& token) const {
+  return std::string_view(file_.text().data() + token.begin, token.end - token.begin);
+}
 
 enum class IntLiteralStatus : uint8_t { kOk, kOverflow, kInvalid };
 // Decodes a Python integer literal ("123", "0x1f", "1_000") into an int64.

@@ -58,40 +58,6 @@ SyntaxParser::DepthGuard::DepthGuard(SyntaxParser* parser, uint32_t begin) : par
 
 // ---- Token access ----
 
-const Token& SyntaxParser::Peek(size_t ahead) const {
-  size_t i = std::min(pos_ + ahead, tokens_.size() - 1);
-  return tokens_[i];
-}
-
-const Token& SyntaxParser::Next() {
-  const Token& t = tokens_[pos_];
-  if (pos_ + 1 < tokens_.size()) ++pos_;
-  if (t.kind != TokenKind::kNewline && t.kind != TokenKind::kIndent &&
-      t.kind != TokenKind::kDedent && t.kind != TokenKind::kEnd) {
-    prev_end_ = t.end;
-  }
-  return t;
-}
-
-bool SyntaxParser::AtPunct(Punct punct, size_t ahead) const {
-  const Token& t = Peek(ahead);
-  return t.kind == TokenKind::kPunct && t.punct == punct;
-}
-
-bool SyntaxParser::AtKeyword(std::string_view keyword, size_t ahead) const {
-  const Token& t = Peek(ahead);
-  // Length and first letter first: most names are not the keyword asked about.
-  if (t.kind != TokenKind::kName || t.end - t.begin != keyword.size()) return false;
-  const char* text = file_.text().data() + t.begin;
-  return text[0] == keyword[0] && std::string_view(text, keyword.size()) == keyword;
-}
-
-bool SyntaxParser::AcceptPunct(Punct punct) {
-  if (!AtPunct(punct)) return false;
-  Next();
-  return true;
-}
-
 const Token& SyntaxParser::ExpectPunct(Punct punct) {
   if (!AtPunct(punct)) {
     ErrorAt(Peek(), std::string("expected '") + PunctSpelling(punct) + "' but found " +
@@ -114,10 +80,6 @@ void SyntaxParser::ExpectNewline() {
   }
   if (AtKind(TokenKind::kEnd)) return;
   ErrorAt(Peek(), "expected newline but found " + DescribeToken(file_, Peek()));
-}
-
-std::string_view SyntaxParser::TokenText(const Token& token) const {
-  return std::string_view(file_.text()).substr(token.begin, token.end - token.begin);
 }
 
 void SyntaxParser::ErrorAt(const Token& token, std::string message) const {
