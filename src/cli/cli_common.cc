@@ -1,11 +1,8 @@
 // File and option helpers of the pipesplit command-line tool.
 #include "src/cli/cli_common.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <new>
@@ -75,19 +72,6 @@ int ReportCurrentException() {
     std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
     return 2;
   }
-}
-
-// A 640-layer module builds a heap of about 130 MB. On 4 KiB pages its first touches cost some
-// 35,000 page faults, 40% of a `pipesplit opt` run on a virtual machine (1.15 s; 0.60 s with
-// huge pages). glibc backs the heap with huge pages only when its tunable is set at startup.
-void EnableHugePageHeap(char** argv) {
-  if (std::getenv("GLIBC_TUNABLES") != nullptr) return;  // the user's choice, or already done
-  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
-  std::string modes;
-  if (!std::getline(thp, modes) || modes.find("[never]") != std::string::npos) return;
-  if (setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // exec failed (no /proc, say): run on the default heap.
 }
 
 }  // namespace pipesplit::cli

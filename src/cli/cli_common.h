@@ -29,11 +29,6 @@ void WriteOutput(const std::string& path, const std::string& text);
 // Adds `--syntax classic|current` to a command; `*syntax` stays empty when not given.
 void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax);
 
-// Re-executes the process once with glibc's transparent-huge-page heap enabled (a tunable glibc
-// reads only at startup), unless GLIBC_TUNABLES is already set. Returns only when it did not
-// re-execute.
-void EnableHugePageHeap(char** argv);
-
 // Reports the exception being handled on stderr and returns the exit code: 1 for user errors
 // (diagnostics, runtime errors, out of memory), 2 for internal errors. Call it from a catch.
 int ReportCurrentException();

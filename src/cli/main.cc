@@ -9,7 +9,6 @@
 
 int main(int argc, char** argv) {
   using namespace pipesplit;
-  cli::EnableHugePageHeap(argv);
   CLI::App app{"pipesplit: pipeline parallelism for Relax programs", "pipesplit"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "pipesplit 0.1.0");
