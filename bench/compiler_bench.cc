@@ -212,7 +212,9 @@ double PeakRssMb() {
   if (path == nullptr) return false;
   std::string text, error;
   if (!ReadFile(path, &text, &error)) std::_Exit(1);
-  ir::IRModule mod = transform::RewritePipelineStages(script::ParseModule(text, path));
+  // The parsed module stays alive, as in `pipesplit opt`, which holds it until exit.
+  ir::IRModule parsed = script::ParseModule(text, path);
+  ir::IRModule mod = transform::RewritePipelineStages(parsed);
   std::string out = script::PrintModule(mod);
   std::printf("%f\n", PeakRssMb());
   std::fflush(stdout);
