@@ -116,15 +116,15 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
       "shape",        "tuple",      "TupleGetItem", "match_cast", "ExternFunc", "call_packed",
       "call_py_func", "output",     "func_attr",    "dataflow",   "function"};
   if (kHandled.count(name) == 0) return CallOp("relax." + name, call);
+  if (name == "Tensor" || name == "Shape" || name == "Tuple" || name == "Object" || name == "Any" ||
+      name == "Prim" || name == "Callable" || name == "PackedFunc") {
+    return MakeSInfo(name, call);
+  }
   const std::string display = "R." + name;
   Span span = SpanOf(call);
   Value v;
   v.kind = Value::Kind::kExpr;
   v.node = call;
-  if (name == "Tensor" || name == "Shape" || name == "Tuple" || name == "Object" || name == "Any" ||
-      name == "Prim" || name == "Callable" || name == "PackedFunc") {
-    return MakeSInfo(name, call);
-  }
   if (name == "const") {
     auto args = BindArgs(call, display, {"value", "dtype"});
     if (args[0] == nullptr) Error(call, "R.const needs a value");
@@ -302,15 +302,20 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
   } else {
     const std::vector<ir::OpParam>& params = info->params;
     // Current syntax: call_tir's trailing symbolic arguments are its tir_vars.
-    bool is_call_tir = op_name == "relax.call_tir" || op_name == "relax.call_tir_inplace" ||
-                       op_name == "relax.call_tir_with_grad";
-    bool has_tir_vars = false;
-    for (const auto& [kw, value] : keywords) has_tir_vars |= kw->name == "tir_vars";
-    for (size_t k = 0; k < params.size() && k < positional.size(); ++k) {
-      has_tir_vars |= params[k].name == "tir_vars";
-    }
-    if (is_call_tir && current_syntax_ && !has_tir_vars && positional.size() >= 2 &&
-        (positional[1].kind == Value::Kind::kTuple || positional[1].kind == Value::Kind::kList)) {
+    auto has_tir_vars = [&] {
+      for (const auto& [kw, value] : keywords) {
+        if (kw->name == "tir_vars") return true;
+      }
+      for (size_t k = 0; k < params.size() && k < positional.size(); ++k) {
+        if (params[k].name == "tir_vars") return true;
+      }
+      return false;
+    };
+    if (current_syntax_ && positional.size() >= 2 &&
+        (positional[1].kind == Value::Kind::kTuple || positional[1].kind == Value::Kind::kList) &&
+        (op_name == "relax.call_tir" || op_name == "relax.call_tir_inplace" ||
+         op_name == "relax.call_tir_with_grad") &&
+        !has_tir_vars()) {
       std::vector<Value>& items = positional[1].items;
       size_t split = items.size();
       while (split > 0 && IsPrimLike(items[split - 1])) --split;
