@@ -179,6 +179,14 @@ bool Comparer::SInfoEq(const StructInfo& l, const StructInfo& r, bool def) {
         Step step(this, ".vdevice");
         return Fail(a.vdevice(), b.vdevice());
       }
+      if (a.shape_var() || b.shape_var()) {  // the var holding the shape, mapped as any use
+        Step step(this, ".shape");
+        if (!a.shape_var() || !b.shape_var()) return Fail(l, r);
+        if (!VarUseEq(a.shape_var().get(), b.shape_var().get())) {
+          return Fail(a.shape_var()->name_hint(), b.shape_var()->name_hint());
+        }
+        return true;
+      }
       if (a.shape().has_value() != b.shape().has_value()) return Fail(l, r);
       return !a.shape() || prims(".shape", *a.shape(), *b.shape());
     }

@@ -171,6 +171,7 @@ class Hasher {
         Add(HashDType(n.dtype()));
         Add(static_cast<uint64_t>(n.ndim()));
         Add(HashString(n.vdevice()));
+        if (n.shape_var()) return VarUse(n.shape_var().get());
         if (n.shape()) return Prims(*n.shape());
         return Add(kTagNull);
       }

@@ -402,11 +402,15 @@ void WellFormedChecker::CheckTirVars(const StructInfo& sinfo, Span context, int 
         for (const PrimExpr& e : *values) CheckTirVars(e, span);
       }
       break;
-    case NodeKind::kTensorSInfo:
-      if (const auto& shape = static_cast<const TensorSInfoNode&>(*sinfo).shape()) {
+    case NodeKind::kTensorSInfo: {
+      const auto& tensor = static_cast<const TensorSInfoNode&>(*sinfo);
+      // The var holding the shape must be in scope, as any use of it.
+      if (tensor.shape_var()) UseVar(*tensor.shape_var(), span);
+      if (const auto& shape = tensor.shape()) {
         for (const PrimExpr& e : *shape) CheckTirVars(e, span);
       }
       break;
+    }
     case NodeKind::kTupleSInfo:
       for (const StructInfo& f : static_cast<const TupleSInfoNode&>(*sinfo).fields()) {
         CheckTirVars(f, span, depth + 1);

@@ -237,9 +237,18 @@ Expr BlockBuilder::Normalize(const Expr& expr) {
       const auto& node = static_cast<const SeqExprNode&>(*expr);
       if (node.struct_info()) return expr;
       Expr body = Normalize(node.body());
-      StructInfo sinfo = EraseToWellDefined(body->struct_info(), [&](const TirVarNode& v) {
-        return scopes_.empty() || IsDefined(v);
-      });
+      // A shape var bound by the sequence's own bindings goes out of scope with it.
+      auto bound_outside = [&](const VarNode& v) {
+        for (const BindingBlock& block : node.blocks()) {
+          for (const Binding& b : block->bindings()) {
+            if (b->var().get() == &v) return false;
+          }
+        }
+        return true;
+      };
+      StructInfo sinfo = EraseToWellDefined(
+          body->struct_info(), [&](const TirVarNode& v) { return scopes_.empty() || IsDefined(v); },
+          bound_outside);
       if (body == node.body()) {
         SetStructInfoOnce(node, sinfo);
         return expr;

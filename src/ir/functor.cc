@@ -226,6 +226,11 @@ StructInfo ExprMutator::VisitStructInfo(const StructInfo& sinfo) {
         }
         case NodeKind::kTensorSInfo: {
           const auto& n = static_cast<const TensorSInfoNode&>(*s);
+          if (n.shape_var()) {  // a remapped shape var: the struct info follows it
+            auto it = self->var_remap_.find(n.shape_var().get());
+            if (it == self->var_remap_.end()) return s;
+            return SubstituteShapeVars(s, [&](const VarNode&) { return it->second; });
+          }
           if (!n.shape()) return s;
           bool changed = false;
           auto v = Map(*n.shape(), &changed);

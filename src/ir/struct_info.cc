@@ -1,8 +1,24 @@
 #include "pipesplit/ir/struct_info.h"
 
 #include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/support/check.h"
 
 namespace pipesplit::ir {
+
+TensorSInfoNode::TensorSInfoNode(Ptr<VarNode> shape_var, DataType dtype, std::string vdevice,
+                                 Span span)
+    : StructInfoNode(NodeKind::kTensorSInfo, span),
+      shape_var_(std::move(shape_var)),
+      dtype_(dtype),
+      ndim_(-1),
+      vdevice_(std::move(vdevice)) {
+  PS_CHECK(shape_var_ != nullptr) << "a tensor's shape var is null";
+  const auto* shape = As<ShapeSInfoNode>(shape_var_->struct_info());
+  PS_CHECK(shape != nullptr) << "the shape var '" << shape_var_->name_hint()
+                             << "' of a tensor does not hold a shape";
+  ndim_ = shape->ndim();
+}
 
 StructInfo ObjectSInfo() {
   static const StructInfo kObject = Make<ObjectSInfoNode>();
@@ -186,6 +202,8 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
       if (!b->dtype().is_void() && b->dtype() != d->dtype()) return false;
       if (b->ndim() != -1 && b->ndim() != d->ndim()) return false;
       if (!b->vdevice().empty() && b->vdevice() != d->vdevice()) return false;
+      // A shape held by a var is known only to equal itself (TVM's ShapeMatchCheck).
+      if (b->shape_var()) return b->shape_var() == d->shape_var();
       if (!b->shape()) return true;
       return d->shape() && AllProvablyEqual(*b->shape(), *d->shape());
     }
@@ -219,7 +237,8 @@ bool IsBaseOf(const StructInfo& base, const StructInfo& derived) {
 }
 
 StructInfo EraseToWellDefined(const StructInfo& sinfo,
-                              const std::function<bool(const TirVarNode&)>& is_defined) {
+                              const std::function<bool(const TirVarNode&)>& is_defined,
+                              const std::function<bool(const VarNode&)>& is_relax_defined) {
   auto well_defined = [&](const PrimExpr& e) {
     bool ok = true;
     VisitTirVars(e, [&](const TirVar& v) { ok &= is_defined(*v); });
@@ -244,6 +263,10 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
     }
     case NodeKind::kTensorSInfo: {
       const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (n->shape_var()) {
+        if (is_relax_defined && is_relax_defined(*n->shape_var())) return sinfo;
+        return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice());
+      }
       if (!n->shape() || all_defined(*n->shape())) return sinfo;
       return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice());
     }
@@ -252,14 +275,14 @@ StructInfo EraseToWellDefined(const StructInfo& sinfo,
       bool changed = false;
       std::vector<StructInfo> fields;
       for (const StructInfo& f : n->fields()) {
-        fields.push_back(EraseToWellDefined(f, is_defined));
+        fields.push_back(EraseToWellDefined(f, is_defined, is_relax_defined));
         changed |= fields.back() != f;
       }
       return changed ? Make<TupleSInfoNode>(std::move(fields)) : sinfo;
     }
     case NodeKind::kFuncSInfo: {
       const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
-      StructInfo ret = EraseToWellDefined(n->ret(), is_defined);
+      StructInfo ret = EraseToWellDefined(n->ret(), is_defined, is_relax_defined);
       if (ret == n->ret()) return sinfo;
       return Make<FuncSInfoNode>(n->params(), ret, n->is_pure());
     }
@@ -311,7 +334,7 @@ bool StructInfoEqual(const StructInfo& a, const StructInfo& b, DimEquality dims)
       const auto* x = As<TensorSInfoNode>(a);
       const auto* y = As<TensorSInfoNode>(b);
       return x->dtype() == y->dtype() && x->ndim() == y->ndim() && x->vdevice() == y->vdevice() &&
-             DimsEqual(x->shape(), y->shape(), dims);
+             x->shape_var() == y->shape_var() && DimsEqual(x->shape(), y->shape(), dims);
     }
     case NodeKind::kTupleSInfo: {
       const auto& x = As<TupleSInfoNode>(a)->fields();
@@ -340,6 +363,84 @@ bool StructInfoEqual(const StructInfo& a, const StructInfo& b, DimEquality dims)
       return false;
   }
   PS_UNREACHABLE();
+}
+
+StructInfo SubstituteShapeVars(const StructInfo& sinfo,
+                               const std::function<Ptr<VarNode>(const VarNode&)>& map) {
+  if (!sinfo) return sinfo;
+  switch (sinfo->kind()) {
+    case NodeKind::kTensorSInfo: {
+      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (!n->shape_var()) return sinfo;
+      Ptr<VarNode> to = map(*n->shape_var());
+      if (to == nullptr || to == n->shape_var()) return sinfo;
+      if (!Is<ShapeSInfoNode>(to->struct_info())) {
+        return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice(), n->span());
+      }
+      return Make<TensorSInfoNode>(std::move(to), n->dtype(), n->vdevice(), n->span());
+    }
+    case NodeKind::kTupleSInfo: {
+      const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
+      bool changed = false;
+      std::vector<StructInfo> fields;
+      fields.reserve(n->fields().size());
+      for (const StructInfo& field : n->fields()) {
+        fields.push_back(SubstituteShapeVars(field, map));
+        changed |= fields.back() != field;
+      }
+      return changed ? Make<TupleSInfoNode>(std::move(fields), n->span()) : sinfo;
+    }
+    case NodeKind::kFuncSInfo: {
+      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
+      bool changed = false;
+      std::optional<std::vector<StructInfo>> params;
+      if (n->params()) {
+        params.emplace();
+        for (const StructInfo& p : *n->params()) {
+          params->push_back(SubstituteShapeVars(p, map));
+          changed |= params->back() != p;
+        }
+      }
+      StructInfo ret = SubstituteShapeVars(n->ret(), map);
+      changed |= ret != n->ret();
+      return changed ? Make<FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span()) : sinfo;
+    }
+    case NodeKind::kObjectSInfo:
+    case NodeKind::kPrimSInfo:
+    case NodeKind::kShapeSInfo:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
+      return sinfo;
+  }
+  PS_UNREACHABLE();
+}
+
+void VisitShapeVars(const StructInfo& sinfo, const std::function<void(const VarNode&)>& fn) {
+  if (!sinfo) return;
+  switch (sinfo->kind()) {
+    case NodeKind::kTensorSInfo: {
+      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
+      if (n->shape_var()) fn(*n->shape_var());
+      break;
+    }
+    case NodeKind::kTupleSInfo:
+      for (const StructInfo& f : static_cast<const TupleSInfoNode*>(sinfo.get())->fields()) {
+        VisitShapeVars(f, fn);
+      }
+      break;
+    case NodeKind::kFuncSInfo: {
+      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
+      if (n->params()) {
+        for (const StructInfo& p : *n->params()) VisitShapeVars(p, fn);
+      }
+      VisitShapeVars(n->ret(), fn);
+      break;
+    }
+    case NodeKind::kObjectSInfo:
+    case NodeKind::kPrimSInfo:
+    case NodeKind::kShapeSInfo:
+    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
+      break;
+  }
 }
 
 }  // namespace pipesplit::ir

@@ -107,6 +107,22 @@ void Check(const Interpreter& interp, const Value& value, const ir::StructInfo& 
         throw RuntimeError(what + " has dtype " + tensor->dtype().ToString() + ", expected " +
                            t.dtype().ToString());
       }
+      if (t.shape_var()) {  // R.Tensor(s, ...): the shape `s` holds here
+        const Value* held = frame.Find(t.shape_var().get());
+        const Shape* expected = held != nullptr ? held->as_shape() : nullptr;
+        if (expected != nullptr && *expected != tensor->shape()) {
+          auto text = [](const Shape& shape) {
+            std::string out = "(";
+            for (size_t i = 0; i < shape.size(); ++i) {
+              out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+            }
+            return out + ")";
+          };
+          throw RuntimeError(what + " has shape " + text(tensor->shape()) + ", expected " +
+                             text(*expected) + " (the value of " + t.shape_var()->name_hint() +
+                             ")");
+        }
+      }
       if (t.shape()) {
         check_dims(*t.shape(), tensor->shape(), "dims");
       } else if (t.ndim() >= 0 && t.ndim() != tensor->ndim()) {
@@ -252,6 +268,11 @@ void Interpreter::Match(const Value& value, const ir::StructInfo& sinfo, Frame& 
 
 Shape Interpreter::ResolveShape(const ir::TensorSInfoNode& tensor, const Frame& frame) const {
   Shape out;
+  if (tensor.shape_var()) {  // the shape the var holds, when bound here
+    const Value* held = frame.Find(tensor.shape_var().get());
+    if (held != nullptr && held->as_shape() != nullptr) return *held->as_shape();
+    return out;
+  }
   if (!tensor.shape()) return out;
   for (const ir::PrimExpr& d : *tensor.shape()) {
     out.push_back(AllBound(d, frame) ? EvalInt(d, frame) : -1);

@@ -72,6 +72,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   if (name == "Tensor") {
     auto a = BindArgs(call, display, {"shape", "dtype", "vdevice", "ndim"});
     std::optional<std::vector<ir::PrimExpr>> shape;
+    ir::Var shape_var;  // R.Tensor(s, ...) with `s` a shape var of unknown values
     DataType dtype = DataType::Void();
     std::string vdevice;
     int ndim = -1;
@@ -89,10 +90,14 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
                                       ? ir::As<ir::ShapeSInfoNode>(sv.expr->struct_info())
                                       : nullptr;
         if (shape_sinfo == nullptr) {
-          Error(shape_node, "the shape of R.Tensor must be a tuple or list of dimensions");
+          Error(shape_node,
+                "the shape of R.Tensor must be a tuple or list of dimensions or a shape var");
         }
         if (shape_sinfo->values()) {
           shape = *shape_sinfo->values();
+        } else if (ir::Is<ir::VarNode>(sv.expr)) {
+          shape_var = ir::Cast<ir::VarNode>(sv.expr);
+          ndim = shape_sinfo->ndim();
         } else {
           ndim = shape_sinfo->ndim();
         }
@@ -107,9 +112,15 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
         Error(a[3], "ndim " + std::to_string(n) + " does not match the shape's " +
                         std::to_string(shape->size()) + " dimensions");
       }
+      if (shape_var && n != -1 && ndim != -1 && n != ndim) {
+        Error(a[3], "ndim " + std::to_string(n) + " does not match the shape var's " +
+                        std::to_string(ndim));
+      }
       if (!shape) ndim = static_cast<int>(n);
     }
-    if (shape) {
+    if (shape_var) {
+      result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(shape_var), dtype, vdevice, span);
+    } else if (shape) {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
     } else {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(dtype, ndim, vdevice, span);

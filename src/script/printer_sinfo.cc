@@ -86,7 +86,13 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
         if (!first) out += ", ";
         first = false;
       };
-      if (n->shape()) {
+      if (n->shape_var()) {
+        next_arg();
+        // A var not yet named (one-line text, or a use outside its scope) prints its hint.
+        const ir::VarNode& var = *n->shape_var();
+        const std::string* name = NameOf(&var);
+        out += name != nullptr ? *name : SanitizeName(var.name_hint());
+      } else if (n->shape()) {
         next_arg();
         const std::vector<PrimExpr>& dims = *n->shape();
         out += '(';
@@ -101,7 +107,7 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
         out += "dtype=";
         out += QuotedDType(n->dtype());
       }
-      if (!n->shape() && n->ndim() != -1) {
+      if (!n->shape() && !n->shape_var() && n->ndim() != -1) {
         next_arg();
         out += "ndim=";
         out += std::to_string(n->ndim());

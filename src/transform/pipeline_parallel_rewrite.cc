@@ -16,7 +16,10 @@
 //     dims are re-derived), then the stage's bindings with weight reads turned into
 //     vm.builtin.tuple_getitem calls; then one send_to_next_group per value passed on;
 //     every symbolic var is the stage's own copy; a binding whose var keeps its struct info
-//     and kind is reused as it is (each binding lands in exactly one stage).
+//     and kind is reused as it is (each binding lands in exactly one stage). A tensor shaped
+//     by a Relax shape var (R.Tensor(s, ...)) keeps `s` only where the stage's copy of it is
+//     in scope (not in another stage, not in an output of the dataflow block when `s` stays
+//     inside): elsewhere it keeps only the rank.
 //  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
 //  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
 //     mismatch is an internal error).
@@ -73,6 +76,13 @@ class StageMutator : public ir::ExprMutator {
   // The last mapping is remembered: a call_tir's struct info is its out_sinfo node, visited
   // right after it.
   ir::StructInfo VisitStructInfo(const ir::StructInfo& sinfo) override {
+    if (NamesShapeVar(sinfo)) {
+      // R.Tensor(s, ...): `s` is the stage's copy when the stage has one; a shape var of
+      // another stage is erased to the rank. Not cached: the stage's vars grow as it is built.
+      return ExprMutator::VisitStructInfo(ir::EraseToWellDefined(
+          sinfo, [](const ir::TirVarNode&) { return true; },
+          [&](const ir::VarNode& v) { return var_remap_.count(&v) != 0; }));
+    }
     if (sinfo != last_sinfo_in_) {
       last_sinfo_out_ = ExprMutator::VisitStructInfo(sinfo);
       last_sinfo_in_ = sinfo;
@@ -86,10 +96,35 @@ class StageMutator : public ir::ExprMutator {
     bool output = outputs_->count(var.get()) != 0;
     bool dataflow = !output && in_dataflow_;
     ir::StructInfo sinfo = VisitStructInfo(var->struct_info());
-    if (sinfo == var->struct_info() && dataflow == var->is_dataflow()) return var;
+    if (output && NamesShapeVar(sinfo)) {
+      // An output leaves the dataflow block: it cannot name a shape var that stays inside.
+      sinfo = ir::EraseToWellDefined(
+          sinfo, [](const ir::TirVarNode&) { return true; },
+          [](const ir::VarNode& v) { return !v.is_dataflow(); });
+    }
+    if (sinfo == var->struct_info() && dataflow == var->is_dataflow()) {
+      // A reused shape var is in the stage's scope for later R.Tensor(s, ...) (VisitStructInfo).
+      if (ir::Is<ir::ShapeSInfoNode>(sinfo)) var_remap_[var.get()] = var;
+      return var;
+    }
     Var fresh = ir::MakeVar(var->name_hint(), std::move(sinfo), dataflow, var->span());
     var_remap_[var.get()] = fresh;
     return fresh;
+  }
+
+  // A call bound to an output whose shape var was erased (VisitVarDef) takes the output's
+  // struct info, as an annotated call does in TVMScript: the printed stage parses back the same.
+  ir::Binding VisitBinding(const ir::Binding& binding) override {
+    ir::Binding out = ExprMutator::VisitBinding(binding);
+    const auto* call = ir::As<ir::CallNode>(out->value());
+    if (call == nullptr || out->kind() != ir::NodeKind::kVarBinding ||
+        outputs_->count(binding->var().get()) == 0 ||
+        call->struct_info() == out->var()->struct_info() || !NamesShapeVar(call->struct_info())) {
+      return out;
+    }
+    Expr value = ir::Make<ir::CallNode>(call->op(), call->args(), call->attrs(), call->sinfo_args(),
+                                        out->var()->struct_info(), call->span());
+    return ir::Make<ir::VarBindingNode>(out->var(), value, out->span());
   }
 
   void set_in_dataflow(bool v) { in_dataflow_ = v; }
@@ -104,6 +139,16 @@ class StageMutator : public ir::ExprMutator {
   }
 
  private:
+  static bool NamesShapeVar(const ir::StructInfo& sinfo) {
+    if (const auto* tensor = ir::As<ir::TensorSInfoNode>(sinfo)) {
+      return tensor->shape_var() != nullptr;  // most struct infos: one test
+    }
+    if (!ir::Is<ir::TupleSInfoNode>(sinfo) && !ir::Is<ir::FuncSInfoNode>(sinfo)) return false;
+    bool found = false;
+    ir::VisitShapeVars(sinfo, [&](const ir::VarNode&) { found = true; });
+    return found;
+  }
+
   void Copy(const ir::TirVar& v) {
     if (symbols_->count(v.get())) return;
     symbols_->emplace(v.get(), ir::Make<ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));

@@ -83,11 +83,13 @@ inline std::string Render(const StructInfo& s) {
     case NodeKind::kTensorSInfo: {
       const auto& t = static_cast<const TensorSInfoNode&>(*s);
       std::vector<std::string> parts;
+      if (t.shape_var()) parts.push_back(t.shape_var()->name_hint());  // R.Tensor(s, ...)
       if (t.shape()) {
         parts.push_back("(" + dims(*t.shape()) + (t.shape()->size() == 1 ? ",)" : ")"));
       }
       if (!t.dtype().is_void()) parts.push_back("dtype=\"" + t.dtype().ToString() + "\"");
-      if (!t.shape() && t.ndim() != -1) parts.push_back("ndim=" + std::to_string(t.ndim()));
+      if (!t.shape() && !t.shape_var() && t.ndim() != -1)
+        parts.push_back("ndim=" + std::to_string(t.ndim()));
       if (!t.vdevice().empty()) parts.push_back("vdevice=\"" + t.vdevice() + "\"");
       if (parts.empty()) return "R.Tensor";
       std::string out = "R.Tensor(";

@@ -281,5 +281,21 @@ class Module:
   EXPECT_THAT(error, HasSubstr("constant metadata[\"relax.expr.Constant\"][0] is not available"));
 }
 
+// R.Tensor(s, ...): the annotation is checked against the shape `s` holds at run time.
+constexpr const char* kShapeVarModule = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), s: R.Shape(ndim=2)) -> R.Tensor(dtype="float32", ndim=2):
+        y: R.Tensor(s, dtype="float32") = R.reshape(x, s)
+        z = R.match_cast(x, R.Tensor(s, dtype="float32"))
+        return y
+)";
+
+TEST_F(InterpreterTest, ChecksATensorShapedByAShapeVar) {
+  std::string error = RunError(kShapeVarModule, {F32({4}, {1, 2, 3, 4}), Value::MakeShape({2, 2})});
+  EXPECT_THAT(error, HasSubstr("has shape (4), expected (2, 2) (the value of s)"));
+  EXPECT_THAT(error, HasSubstr("binding 'z'"));
+}
+
 }  // namespace
 }  // namespace pipesplit::runtime

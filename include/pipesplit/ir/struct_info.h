@@ -12,6 +12,8 @@
 
 namespace pipesplit::ir {
 
+class VarNode;  // expr.h includes this header
+
 class StructInfoNode : public Node {
  public:
   static bool ClassOf(NodeKind k) {
@@ -64,8 +66,9 @@ class ShapeSInfoNode : public StructInfoNode {
   int ndim_;
 };
 
-// A tensor: dtype (void = unknown), and either a known shape or only its rank (-1: unknown),
-// optionally placed on a virtual device ("llvm:0:global" as printed).
+// A tensor: dtype (void = unknown), and either a known shape, a Relax var holding the shape
+// (R.Tensor(s, "float32") with `s: R.Shape(ndim=2)`; the rank is the var's), or only its rank
+// (-1: unknown), optionally placed on a virtual device ("llvm:0:global" as printed).
 class TensorSInfoNode : public StructInfoNode {
  public:
   PIPESPLIT_NODE_KIND(kTensorSInfo)
@@ -81,13 +84,19 @@ class TensorSInfoNode : public StructInfoNode {
         dtype_(dtype),
         ndim_(ndim),
         vdevice_(std::move(vdevice)) {}
+  // The shape held by `shape_var`, a Var whose struct info is a ShapeSInfo (checked); the rank
+  // is that ShapeSInfo's ndim. Defined in struct_info.cc (needs VarNode).
+  TensorSInfoNode(Ptr<VarNode> shape_var, DataType dtype, std::string vdevice = {}, Span span = {});
   const std::optional<std::vector<PrimExpr>>& shape() const { return shape_; }
+  // The var holding the shape, or null; exclusive with shape().
+  const Ptr<VarNode>& shape_var() const { return shape_var_; }
   DataType dtype() const { return dtype_; }
   int ndim() const { return ndim_; }
   const std::string& vdevice() const { return vdevice_; }  // empty: none
 
  private:
   std::optional<std::vector<PrimExpr>> shape_;
+  Ptr<VarNode> shape_var_;
   DataType dtype_;
   int ndim_;
   std::string vdevice_;
@@ -152,8 +161,19 @@ bool StructInfoEqual(const StructInfo& a, const StructInfo& b,
 
 // The struct info with every symbolic expression that mentions a var not accepted by
 // `is_defined` erased (dims become unknown, keeping the rank), as TVM's EraseToWellDefined.
+// Shape vars (TensorSInfoNode::shape_var) not accepted by `is_relax_defined` are erased too
+// (the tensor keeps the rank); a null `is_relax_defined` accepts none of them.
 StructInfo EraseToWellDefined(const StructInfo& sinfo,
-                              const std::function<bool(const TirVarNode&)>& is_defined);
+                              const std::function<bool(const TirVarNode&)>& is_defined,
+                              const std::function<bool(const VarNode&)>& is_relax_defined = {});
+
+// Replaces shape vars (TensorSInfoNode::shape_var) by `map(var)` (null: keep) everywhere in
+// `sinfo`. Returns the same node when nothing changed.
+StructInfo SubstituteShapeVars(const StructInfo& sinfo,
+                               const std::function<Ptr<VarNode>(const VarNode&)>& map);
+
+// Calls `fn` on every shape var (TensorSInfoNode::shape_var) occurring in `sinfo`.
+void VisitShapeVars(const StructInfo& sinfo, const std::function<void(const VarNode&)>& fn);
 
 }  // namespace pipesplit::ir
 

@@ -9,14 +9,14 @@ namespace {
 
 StructInfo InferFull(const CallNode& call) {
   CheckArgCount(call, 2);
-  const ShapeSInfoNode& shape = ShapeArg(call, 0);
+  ShapeArg(call, 0);  // checked before fill_value
   const auto* fill = As<TensorSInfoNode>(ArgSInfo(call, 1));
   // An unknown rank is accepted: metadata constants are read without their shapes.
   if (fill == nullptr || (fill->ndim() != 0 && fill->ndim() != -1)) {
     Fail(call, "fill_value must be a 0-d tensor");
   }
   DataType dtype = CallAttrs(call).DType("dtype");
-  return TensorLikeShape(shape, dtype.is_void() ? fill->dtype() : dtype, fill->vdevice());
+  return TensorOfShapeArg(call, 0, dtype.is_void() ? fill->dtype() : dtype, fill->vdevice());
 }
 
 StructInfo InferFullLike(const CallNode& call) {
@@ -34,8 +34,7 @@ StructInfo InferFullLike(const CallNode& call) {
 
 StructInfo InferOnesZeros(const CallNode& call) {
   CheckArgCount(call, 1);
-  const ShapeSInfoNode& shape = ShapeArg(call, 0);
-  return TensorLikeShape(shape, CallAttrs(call).DType("dtype"), "");
+  return TensorOfShapeArg(call, 0, CallAttrs(call).DType("dtype"), "");
 }
 
 StructInfo InferLike(const CallNode& call) {

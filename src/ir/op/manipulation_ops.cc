@@ -43,7 +43,7 @@ StructInfo InferReshape(const CallNode& call) {
   CheckArgCount(call, 2);
   const TensorSInfoNode& x = TensorArg(call, 0);
   const ShapeSInfoNode& target = ShapeArg(call, 1);
-  if (!target.values()) return MakeTensorNdim(x.dtype(), target.ndim(), x.vdevice());
+  if (!target.values()) return TensorOfShapeArg(call, 1, x.dtype(), x.vdevice());
   std::vector<PrimExpr> shape = *target.values();
   // A -1 dim is inferred and a 0 dim copies the input's, as TVM's reshape constructor does.
   int infer_dim = -1;
@@ -187,7 +187,7 @@ StructInfo InferBroadcastTo(const CallNode& call) {
       }
     }
   }
-  return TensorLikeShape(target, x.dtype(), x.vdevice());
+  return TensorOfShapeArg(call, 1, x.dtype(), x.vdevice());
 }
 
 StructInfo InferConcat(const CallNode& call) {

@@ -129,6 +129,11 @@ StructInfo MakeTensorNdim(DataType dtype, int ndim, const std::string& vdevice);
 StructInfo WithDType(const TensorSInfoNode& t, DataType dtype);
 // A tensor shaped as `shape` describes (values or only a rank).
 StructInfo TensorLikeShape(const ShapeSInfoNode& shape, DataType dtype, const std::string& vdevice);
+// A tensor shaped by argument `i` of `call` (a shape): its values when known; otherwise, when
+// the argument is a Relax var, that var holds the shape (R.Tensor(s, dtype)), as TVM's
+// reshape / broadcast_to / full / ones / zeros inference; otherwise only the rank.
+StructInfo TensorOfShapeArg(const CallNode& call, size_t i, DataType dtype,
+                            const std::string& vdevice);
 // The virtual device two operands share: one side's when the other has none; fails when both
 // have different ones.
 std::string JoinVDevice(const CallNode& call, const std::string& a, const std::string& b);

@@ -329,6 +329,7 @@ StructInfo MakeTensorNdim(DataType dtype, int ndim, const std::string& vdevice) 
 }
 
 StructInfo WithDType(const TensorSInfoNode& t, DataType dtype) {
+  if (t.shape_var()) return Make<TensorSInfoNode>(t.shape_var(), dtype, t.vdevice());
   if (t.shape()) return MakeTensor(*t.shape(), dtype, t.vdevice());
   return MakeTensorNdim(dtype, t.ndim(), t.vdevice());
 }
@@ -337,6 +338,17 @@ StructInfo TensorLikeShape(const ShapeSInfoNode& shape, DataType dtype,
                            const std::string& vdevice) {
   if (shape.values()) return MakeTensor(*shape.values(), dtype, vdevice);
   return MakeTensorNdim(dtype, shape.ndim(), vdevice);
+}
+
+StructInfo TensorOfShapeArg(const CallNode& call, size_t i, DataType dtype,
+                            const std::string& vdevice) {
+  const ShapeSInfoNode& shape = ShapeArg(call, i);
+  if (!shape.values()) {
+    if (Var var = Cast<VarNode>(call.args()[i])) {
+      return Make<TensorSInfoNode>(std::move(var), dtype, vdevice);
+    }
+  }
+  return TensorLikeShape(shape, dtype, vdevice);
 }
 
 std::string JoinVDevice(const CallNode& call, const std::string& a, const std::string& b) {
