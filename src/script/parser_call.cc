@@ -264,6 +264,7 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
 
 Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
   std::vector<Value> positional;
+  positional.reserve(call->items.size());
   for (size_t i = 1; i < call->items.size(); ++i) {
     if (call->items[i]->kind == PyExprKind::kStarred) {
       Error(call->items[i], "starred arguments are not supported");
@@ -271,6 +272,7 @@ Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
     positional.push_back(Eval(call->items[i]));
   }
   std::vector<std::pair<const PyKeyword*, Value>> keywords;
+  keywords.reserve(call->keywords.size() + 1);  // + 1: call_tir may add its tir_vars
   for (const PyKeyword& kw : call->keywords) keywords.emplace_back(&kw, Eval(kw.value));
   return CallOpWithArgs(op_name, std::move(positional), std::move(keywords), call);
 }
