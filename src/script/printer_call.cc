@@ -150,7 +150,7 @@ void Printer::Call(const ir::CallNode& call, std::string* out) {
     usage_ |= kUseRelax;
     *out += "R.call_packed(";
     next_part();
-    *out += QuoteString(ext->global_symbol());
+    AppendQuoted(ext->global_symbol(), out);
   } else if (op != nullptr) {
     *out += op->script_name();
     if (op->script_name() != op->name()) usage_ |= kUseRelax;  // spelled through R.

@@ -1,5 +1,6 @@
 // Printer output: name sanitizing and the rendering of the statement tree (indentation,
 // blocks, the empty line after each def).
+#include <algorithm>
 #include <cctype>
 
 #include "src/script/printer_internal.h"
@@ -32,8 +33,13 @@ class Renderer {
 
  private:
   void NewLine() {
+    static constexpr std::string_view kSpaces = "                                ";
     *out_ += '\n';
-    out_->append(indent_, ' ');
+    for (size_t n = indent_; n > 0;) {
+      size_t chunk = std::min(n, kSpaces.size());
+      out_->append(kSpaces.data(), chunk);
+      n -= chunk;
+    }
   }
 
   void Block(const std::vector<StmtDoc>& stmts) {
@@ -156,9 +162,23 @@ class Renderer {
   size_t indent_ = 0;
 };
 
+// An upper bound of the bytes Renderer appends for `stmts` at `indent` (comments and verbatim
+// text may add a little more), so that the output is allocated once.
+size_t RenderedSize(const std::vector<StmtDoc>& stmts, size_t indent) {
+  size_t size = 0;
+  for (const StmtDoc& s : stmts) {
+    size += indent + 8 + s.text.size();
+    for (const std::string& d : s.decorators) size += indent + 2 + d.size();
+    size += RenderedSize(s.body, indent + 4) + RenderedSize(s.else_body, indent + 4);
+    if (s.body.empty()) size += indent + 9;  // "pass"
+  }
+  return size;
+}
+
 }  // namespace
 
 void RenderStmts(const std::vector<StmtDoc>& stmts, std::string* out) {
+  out->reserve(out->size() + RenderedSize(stmts, 0));
   size_t start = out->size();
   Renderer(out).Stmts(stmts);
   size_t end = out->size();

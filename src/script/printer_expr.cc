@@ -66,7 +66,9 @@ void Printer::RelaxVar(const ir::VarNode& var, std::string* out) {
 void Printer::GlobalVarRef(const ir::GlobalVarNode& gvar, std::string* out) {
   const std::string& name = gvar.name_hint();
   if (!config_.one_line) {  // one line: `cls.f`, as a function body refers to it
-    if (mod_ == nullptr || mod_->Find(name) == nullptr || config_.fragment) {
+    auto [known, inserted] = gvar_in_module_.try_emplace(&gvar, false);
+    if (inserted) known->second = mod_ != nullptr && mod_->Find(name) != nullptr;
+    if (!known->second || config_.fragment) {
       *out += name;
       return;
     }
@@ -88,7 +90,7 @@ void Printer::GlobalVarRef(const ir::GlobalVarNode& gvar, std::string* out) {
 void Printer::ExternFuncExpr(const ir::ExternFuncNode& func, std::string* out) {
   usage_ |= kUseRelax;
   *out += "R.ExternFunc(";
-  *out += QuoteString(func.global_symbol());
+  AppendQuoted(func.global_symbol(), out);
   if (!HasDefaultExternSInfo(func)) {
     *out += ", ";
     SInfo(func.struct_info(), out);
@@ -98,7 +100,7 @@ void Printer::ExternFuncExpr(const ir::ExternFuncNode& func, std::string* out) {
 
 void Printer::Callee(const ir::Expr& expr, std::string* out) {
   if (const auto* ext = ir::As<ir::ExternFuncNode>(expr)) {
-    *out += QuoteString(ext->global_symbol());
+    AppendQuoted(ext->global_symbol(), out);
     return;
   }
   Expr(expr, out);

@@ -154,9 +154,13 @@ void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out)
     return;
   }
   RhsText(value, &line);
+  // The annotation goes to the printer's buffer (nothing below prints another binding).
+  ann.swap(binding_ann_);
+  ann.clear();
   bool has_ann = annotate();
   const std::string& lhs = Define(&var, var.name_hint(), InnermostFrame());
   PrependAssign(lhs, has_ann ? &ann : nullptr, &line);
+  ann.swap(binding_ann_);
   out->push_back(StmtDoc::Line(std::move(line)));
 }
 

@@ -39,7 +39,21 @@ std::string SanitizeName(std::string_view hint);
 inline void AppendInt(int64_t value, std::string* out) {
   char buf[24];
   auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
-  out->append(buf, end);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+// Appends QuoteString(text) (pipesplit/support/text.h) without a temporary when no character
+// needs an escape (names, symbols, dtypes).
+inline void AppendQuoted(std::string_view text, std::string* out) {
+  for (char ch : text) {
+    if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\') {
+      *out += QuoteString(text);
+      return;
+    }
+  }
+  *out += '"';
+  *out += text;
+  *out += '"';
 }
 
 // ---- Statements ----
@@ -264,6 +278,10 @@ class Printer {
   // Current syntax: symbolic var -> the prim param it stands for.
   std::unordered_map<const void*, const void*> tir_alias_;
   std::unordered_map<const void*, std::string> alias_hint_;
+  // Whether the module has a member of a GlobalVar's name (IRModule::Find), per GlobalVar.
+  std::unordered_map<const void*, bool> gvar_in_module_;
+  // The annotation of the binding being printed (Binding), kept to reuse its buffer.
+  std::string binding_ann_;
 };
 
 template <typename Field>
