@@ -41,12 +41,13 @@ std::optional<size_t> KeywordArgIndex(const ir::CallNode& call, std::string_view
 bool Printer::CallTirFamily(const ir::CallNode& call, std::string* out) {
   const ir::OpNode* op = call.op_node();
   if (op == nullptr) return false;
-  const std::string& name = op->name();
-  bool is_tir = name == "relax.call_tir";
-  bool is_inplace = name == "relax.call_tir_inplace";
-  bool is_grad = name == "relax.call_tir_with_grad";
-  bool is_dps = name == "relax.call_dps_packed";
-  bool is_local_view = name == "relax.dist.call_tir_local_view";
+  // string_view comparisons: the lengths first (most calls are other ops).
+  std::string_view name = op->name();
+  bool is_tir = name == std::string_view("relax.call_tir");
+  bool is_inplace = name == std::string_view("relax.call_tir_inplace");
+  bool is_grad = name == std::string_view("relax.call_tir_with_grad");
+  bool is_dps = name == std::string_view("relax.call_dps_packed");
+  bool is_local_view = name == std::string_view("relax.dist.call_tir_local_view");
   if (!is_tir && !is_inplace && !is_grad && !is_dps && !is_local_view) return false;
   const auto& args = call.args();
   if ((args.size() != 2 && args.size() != 3) || call.sinfo_args().size() != 1) {

@@ -162,23 +162,9 @@ class Renderer {
   size_t indent_ = 0;
 };
 
-// An upper bound of the bytes Renderer appends for `stmts` at `indent` (comments and verbatim
-// text may add a little more), so that the output is allocated once.
-size_t RenderedSize(const std::vector<StmtDoc>& stmts, size_t indent) {
-  size_t size = 0;
-  for (const StmtDoc& s : stmts) {
-    size += indent + 8 + s.text.size();
-    for (const std::string& d : s.decorators) size += indent + 2 + d.size();
-    size += RenderedSize(s.body, indent + 4) + RenderedSize(s.else_body, indent + 4);
-    if (s.body.empty()) size += indent + 9;  // "pass"
-  }
-  return size;
-}
-
 }  // namespace
 
 void RenderStmts(const std::vector<StmtDoc>& stmts, std::string* out) {
-  out->reserve(out->size() + RenderedSize(stmts, 0));
   size_t start = out->size();
   Renderer(out).Stmts(stmts);
   size_t end = out->size();

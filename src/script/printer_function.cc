@@ -1,6 +1,7 @@
 // Printer: Relax functions (decorator, signature, symbolic var declarations, R.func_attr,
 // type vars of the current syntax), binding blocks, dataflow blocks, bindings and if/else.
 #include <algorithm>
+#include <iterator>
 
 #include "pipesplit/ir/attr_names.h"
 #include "src/script/printer_internal.h"
@@ -82,6 +83,7 @@ void Printer::BindingBlock(const ir::BindingBlockNode& block, std::vector<StmtDo
   // Statements are collected apart from the frame's: declarations of vars used before their
   // definition land in the frame, ahead of the block (as in TVM).
   std::vector<StmtDoc> stmts;
+  stmts.reserve(block.bindings().size() + 1);
   std::string outputs = "R.output(";
   bool first_output = true;
   for (const ir::Binding& binding : block.bindings()) {
@@ -93,7 +95,8 @@ void Printer::BindingBlock(const ir::BindingBlockNode& block, std::vector<StmtDo
     }
   }
   if (!block.is_dataflow()) {
-    for (StmtDoc& s : stmts) out->push_back(std::move(s));
+    out->insert(out->end(), std::make_move_iterator(stmts.begin()),
+                std::make_move_iterator(stmts.end()));
     return;
   }
   usage_ |= kUseRelax;
