@@ -95,7 +95,7 @@ class NameTable {
   // Takes `name` as is (reserved words, the module name). No-op when already taken.
   void Reserve(const std::string& name);
   // Takes and returns a unique name derived from the already sanitized `base`.
-  std::string Take(const std::string& base);
+  std::string Take(std::string base);
   void Free(const std::string& name);
 
  private:
@@ -103,8 +103,13 @@ class NameTable {
     int64_t high = 1;  // every suffix in [1, high) is taken or queued in `freed`
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> freed;
   };
-  std::pmr::unordered_set<std::string> used_;
-  std::pmr::unordered_map<std::string, Suffixes> suffixes_;
+  // Hashes strings and string_views alike (lookups by a part of a name without a copy).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::pmr::unordered_set<std::string, Hash, std::equal_to<>> used_;
+  std::pmr::unordered_map<std::string, Suffixes, Hash, std::equal_to<>> suffixes_;
 };
 
 // ---- The printer ----
