@@ -129,16 +129,16 @@ void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out)
     return;
   }
   // Appends the annotation to `ann`; current syntax: prim-typed vars are always annotated.
-  auto annotate = [&] {
-    bool has_ann = Annotation(var, value, &ann);
+  auto annotate = [&](std::string* text) {
+    bool has_ann = Annotation(var, value, text);
     if (!has_ann && current() && ir::Is<ir::PrimSInfoNode>(var.struct_info())) {
-      SInfo(var.struct_info(), &ann);
+      SInfo(var.struct_info(), text);
       has_ann = true;
     }
     return has_ann;
   };
   if (const auto* if_node = ir::As<ir::IfNode>(value)) {
-    bool has_ann = annotate();
+    bool has_ann = annotate(&ann);
     std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
     out->push_back(IfStmt(*if_node, &lhs, has_ann ? &ann : nullptr));
     return;
@@ -158,12 +158,10 @@ void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out)
   }
   RhsText(value, &line);
   // The annotation goes to the printer's buffer (nothing below prints another binding).
-  ann.swap(binding_ann_);
-  ann.clear();
-  bool has_ann = annotate();
+  binding_ann_.clear();
+  bool has_ann = annotate(&binding_ann_);
   const std::string& lhs = Define(&var, var.name_hint(), InnermostFrame());
-  PrependAssign(lhs, has_ann ? &ann : nullptr, &line);
-  ann.swap(binding_ann_);
+  PrependAssign(lhs, has_ann ? &binding_ann_ : nullptr, &line);
   out->push_back(StmtDoc::Line(std::move(line)));
 }
 
