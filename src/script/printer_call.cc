@@ -8,15 +8,6 @@
 namespace pipesplit::script::printer {
 namespace {
 
-std::string Join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += parts[i];
-  }
-  return out;
-}
-
 // The position among Call::args of the argument TVM prints by keyword `name`: the op table's
 // position for it (OpParam::arg_index, else its place among the Relax arguments), TVM's fixed
 // position when the table does not say; none when the table stores it as an attribute.
@@ -47,99 +38,101 @@ std::optional<size_t> KeywordArgIndex(const ir::CallNode& call, std::string_view
 
 }  // namespace
 
-std::optional<std::string> Printer::CallTirFamily(const ir::CallNode& call) {
+bool Printer::CallTirFamily(const ir::CallNode& call, std::string* out) {
   const ir::OpNode* op = call.op_node();
-  if (op == nullptr) return std::nullopt;
-  const std::string& name = op->name();
-  bool is_tir = name == "relax.call_tir";
-  bool is_inplace = name == "relax.call_tir_inplace";
-  bool is_grad = name == "relax.call_tir_with_grad";
-  bool is_dps = name == "relax.call_dps_packed";
-  bool is_local_view = name == "relax.dist.call_tir_local_view";
-  if (!is_tir && !is_inplace && !is_grad && !is_dps && !is_local_view) return std::nullopt;
+  if (op == nullptr) return false;
+  // string_view comparisons: the lengths first (most calls are other ops).
+  std::string_view name = op->name();
+  bool is_tir = name == std::string_view("relax.call_tir");
+  bool is_inplace = name == std::string_view("relax.call_tir_inplace");
+  bool is_grad = name == std::string_view("relax.call_tir_with_grad");
+  bool is_dps = name == std::string_view("relax.call_dps_packed");
+  bool is_local_view = name == std::string_view("relax.dist.call_tir_local_view");
+  if (!is_tir && !is_inplace && !is_grad && !is_dps && !is_local_view) return false;
   const auto& args = call.args();
   if ((args.size() != 2 && args.size() != 3) || call.sinfo_args().size() != 1) {
-    return std::nullopt;  // not TVM's form; printed as a plain call
+    return false;  // not TVM's form; printed as a plain call
   }
-  std::vector<std::string> pos;
-  std::vector<std::string> kwargs;
-  pos.push_back(Callee(args[0]));
+  usage_ |= kUseRelax;
+  // callee(pos..., kwargs...), appended in the order TVM evaluates them.
+  if (is_grad) {
+    *out += "R.call_tir_with_grad(";
+  } else if (is_dps) {
+    *out += "R.call_dps_packed(";
+  } else if (is_local_view) {
+    *out += "R.dist.call_tir_local_view(";
+  } else if (is_inplace) {
+    *out += "R.call_tir_inplace(";
+  } else {
+    *out += "R.call_tir(";
+  }
+  Callee(args[0], out);
+  *out += ", ";
   // Current syntax: the symbolic values of tir_vars join the argument tuple.
   bool merged = false;
   if (current() && args.size() == 3 && ir::Is<ir::TupleNode>(args[1]) &&
       ir::Is<ir::ShapeExprNode>(args[2])) {
-    std::vector<std::string> fields;
-    for (const ir::Expr& f : ir::As<ir::TupleNode>(args[1])->fields()) fields.push_back(Expr(f));
-    for (const ir::PrimExpr& v : ir::As<ir::ShapeExprNode>(args[2])->values()) {
-      fields.push_back(PrimStr(v));
+    const std::vector<ir::Expr>& fields = ir::As<ir::TupleNode>(args[1])->fields();
+    const std::vector<ir::PrimExpr>& values = ir::As<ir::ShapeExprNode>(args[2])->values();
+    if (fields.empty() && values.empty()) {
+      *out += "R.tuple()";
+    } else {
+      Tuple(fields.size() + values.size(), out, [&](size_t i) {
+        if (i < fields.size()) {
+          Expr(fields[i], out);
+        } else {
+          *out += PrimStr(values[i - fields.size()]);
+        }
+      });
     }
-    usage_ |= kUseRelax;
-    pos.push_back(fields.empty() ? "R.tuple()" : Tuple(fields));
     merged = true;
   } else {
-    pos.push_back(Expr(args[1]));
+    Expr(args[1], out);
   }
-  const ir::StructInfo& out = call.sinfo_args()[0];
-  std::string out_text;
-  if (const auto* tuple = ir::As<ir::TupleSInfoNode>(out)) {
-    std::vector<std::string> fields;
-    for (const ir::StructInfo& f : tuple->fields()) fields.push_back(SInfo(f));
-    out_text = "[" + Join(fields) + "]";
-  } else {
-    out_text = SInfo(out);
-  }
-  kwargs.push_back((current() ? "out_ty=" : "out_sinfo=") + out_text);
-  if (is_inplace) {
-    std::string indices;
-    if (const ir::AttrValue* v = ir::FindAttr(call.attrs(), "inplace_indices")) {
-      indices = v->as_list() != nullptr ? Attr(*v) : "[" + Attr(*v) + "]";
-    } else {
-      indices = "[]";
+  *out += current() ? ", out_ty=" : ", out_sinfo=";
+  const ir::StructInfo& out_sinfo = call.sinfo_args()[0];
+  if (const auto* tuple = ir::As<ir::TupleSInfoNode>(out_sinfo)) {
+    *out += '[';
+    for (size_t i = 0; i < tuple->fields().size(); ++i) {
+      if (i > 0) *out += ", ";
+      SInfo(tuple->fields()[i], out);
     }
-    kwargs.push_back("inplace_indices=" + indices);
+    *out += ']';
+  } else {
+    SInfo(out_sinfo, out);
+  }
+  if (is_inplace) {
+    *out += ", inplace_indices=";
+    if (const ir::AttrValue* v = ir::FindAttr(call.attrs(), "inplace_indices")) {
+      bool is_list = v->as_list() != nullptr;
+      if (!is_list) *out += '[';
+      Attr(*v, out);
+      if (!is_list) *out += ']';
+    } else {
+      *out += "[]";
+    }
   }
   if (is_grad) {
     if (const ir::AttrValue* v = ir::FindAttr(call.attrs(), "te_grad_name")) {
-      kwargs.push_back("te_grad_name=" + Attr(*v));
+      *out += ", te_grad_name=";
+      Attr(*v, out);
     }
     const ir::AttrValue* kw = ir::FindAttr(call.attrs(), "te_grad_kwargs");
     if (kw != nullptr && kw->as_map() != nullptr && !kw->as_map()->empty()) {
-      kwargs.push_back("te_grad_kwargs=" + Attr(*kw));
+      *out += ", te_grad_kwargs=";
+      Attr(*kw, out);
     }
   }
-  usage_ |= kUseRelax;
-  auto result = [&](const char* callee) {  // callee(pos..., kwargs...), built in place
-    size_t size = std::char_traits<char>::length(callee) + 2;
-    for (const std::vector<std::string>* list : {&pos, &kwargs}) {
-      for (const std::string& part : *list) size += part.size() + 2;
-    }
-    std::string out;
-    out.reserve(size);
-    out += callee;
-    out += '(';
-    bool first = true;
-    for (const std::vector<std::string>* list : {&pos, &kwargs}) {
-      for (const std::string& part : *list) {
-        if (!first) out += ", ";
-        out += part;
-        first = false;
-      }
-    }
-    out += ')';
-    return out;
-  };
-  if (is_grad) return result("R.call_tir_with_grad");
-  if (is_dps) return result("R.call_dps_packed");
-  if (args.size() == 3 && !merged) kwargs.push_back("tir_vars=" + Expr(args[2]));
-  if (is_local_view) return result("R.dist.call_tir_local_view");
-  if (is_inplace) return result("R.call_tir_inplace");
-  return result("R.call_tir");
+  if (args.size() == 3 && !merged && !is_grad && !is_dps) {
+    *out += ", tir_vars=";
+    Expr(args[2], out);
+  }
+  *out += ')';
+  return true;
 }
 
-std::string Printer::Call(const ir::CallNode& call) {
-  if (std::optional<std::string> text = CallTirFamily(call)) return *text;
-  std::string prefix;
-  std::vector<std::string> parts;
+void Printer::Call(const ir::CallNode& call, std::string* out) {
+  if (CallTirFamily(call, out)) return;
   const ir::OpNode* op = call.op_node();
   // R.print(vals..., format=f) and R.assert_op(cond, vals..., format=f): the format string is
   // a Relax argument that TVM prints by keyword.
@@ -149,45 +142,71 @@ std::string Printer::Call(const ir::CallNode& call) {
   } else if (op != nullptr && op->name() == "relax.assert_op") {
     format_index = KeywordArgIndex(call, "format", 1);
   }
+  bool first = true;
+  auto next_part = [&] {
+    if (!first) *out += ", ";
+    first = false;
+  };
   if (const auto* ext = ir::As<ir::ExternFuncNode>(call.op())) {
     usage_ |= kUseRelax;
-    prefix = "R.call_packed";
-    parts.push_back(QuoteString(ext->global_symbol()));
+    *out += "R.call_packed(";
+    next_part();
+    AppendQuoted(ext->global_symbol(), out);
   } else if (op != nullptr) {
-    prefix = op->script_name();
-    if (prefix != op->name()) usage_ |= kUseRelax;  // spelled through R.
+    *out += op->script_name();
+    if (op->script_name() != op->name()) usage_ |= kUseRelax;  // spelled through R.
+    *out += '(';
   } else {
-    prefix = Expr(call.op());
+    Expr(call.op(), out);
+    *out += '(';
   }
   std::string format_text;
   for (size_t i = 0; i < call.args().size(); ++i) {
-    std::string arg = i == 0 ? Callee(call.args()[i]) : Expr(call.args()[i]);
     if (format_index && *format_index == i) {
-      format_text = std::move(arg);
+      // Printed last, by keyword, but evaluated in its place.
+      if (i == 0) {
+        Callee(call.args()[i], &format_text);
+      } else {
+        Expr(call.args()[i], &format_text);
+      }
+      continue;
+    }
+    next_part();
+    if (i == 0) {
+      Callee(call.args()[i], out);
     } else {
-      parts.push_back(std::move(arg));
+      Expr(call.args()[i], out);
     }
   }
-  if (format_index) parts.push_back("format=" + format_text);
+  if (format_index) {
+    next_part();
+    *out += "format=";
+    *out += format_text;
+  }
   // Attributes in TVM's declaration order when the op table knows the op.
   const ir::AttrMap& attrs = call.attrs();
+  auto attr = [&](const std::string& key, const ir::AttrValue& value) {
+    next_part();
+    *out += key;
+    *out += '=';
+    Attr(value, out);
+  };
   if (op != nullptr && op->info() != nullptr && config_.complete_attrs) {
     for (const auto& [key, value] : ir::CompleteAttrs(*op->info(), attrs, call.args())) {
-      parts.push_back(key + "=" + Attr(value));
+      attr(key, value);
     }
   } else if (op != nullptr && op->info() != nullptr && attrs.size() > 1) {
-    for (const auto& [key, value] : ir::OrderAttrs(*op->info(), attrs)) {
-      parts.push_back(key + "=" + Attr(value));
-    }
+    for (const auto& [key, value] : ir::OrderAttrs(*op->info(), attrs)) attr(key, value);
   } else {
-    for (const auto& [key, value] : attrs) parts.push_back(key + "=" + Attr(value));
+    for (const auto& [key, value] : attrs) attr(key, value);
   }
   if (!call.sinfo_args().empty()) {
-    std::vector<std::string> sinfos;
-    for (const ir::StructInfo& s : call.sinfo_args()) sinfos.push_back(SInfo(s));
-    parts.push_back((current() ? "ty_args=" : "sinfo_args=") + Tuple(sinfos));
+    next_part();
+    *out += current() ? "ty_args=" : "sinfo_args=";
+    const std::vector<ir::StructInfo>& sinfos = call.sinfo_args();
+    Tuple(sinfos.size(), out, [&](size_t i) { SInfo(sinfos[i], out); });
   }
-  return prefix + "(" + Join(parts) + ")";
+  *out += ')';
 }
 
 }  // namespace pipesplit::script::printer

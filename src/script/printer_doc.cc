@@ -1,5 +1,6 @@
 // Printer output: name sanitizing and the rendering of the statement tree (indentation,
 // blocks, the empty line after each def).
+#include <algorithm>
 #include <cctype>
 
 #include "src/script/printer_internal.h"
@@ -32,8 +33,13 @@ class Renderer {
 
  private:
   void NewLine() {
+    static constexpr std::string_view kSpaces = "                                ";
     *out_ += '\n';
-    out_->append(indent_, ' ');
+    for (size_t n = indent_; n > 0;) {
+      size_t chunk = std::min(n, kSpaces.size());
+      out_->append(kSpaces.data(), chunk);
+      n -= chunk;
+    }
   }
 
   void Block(const std::vector<StmtDoc>& stmts) {

@@ -36,9 +36,15 @@ double RoundToDtype(double value, DataType dtype) {
 
 }  // namespace
 
-std::string Printer::RelaxVar(const ir::VarNode& var) {
-  if (config_.fragment) return SanitizeName(var.name_hint());
-  if (const std::string* name = NameOf(&var)) return *name;
+void Printer::RelaxVar(const ir::VarNode& var, std::string* out) {
+  if (config_.fragment) {
+    *out += SanitizeName(var.name_hint());
+    return;
+  }
+  if (const std::string* name = NameOf(&var)) {
+    *out += *name;
+    return;
+  }
   // A var used before any definition (ill-formed, or a fragment): TVM declares it in place.
   Frame* f = InnermostFrame();
   if (current() && ir::Is<ir::PrimSInfoNode>(var.struct_info())) {
@@ -48,55 +54,82 @@ std::string Printer::RelaxVar(const ir::VarNode& var) {
     const std::string& name = Define(&var, var.name_hint(), f);
     usage_ |= kUseTir;
     f->stmts.push_back(StmtDoc::Line(name + " = T." + prim->dtype().ToString() + "()"));
-    return name;
+    *out += name;
+    return;
   }
   std::string ann = SInfo(var.struct_info());
   const std::string& name = Define(&var, var.name_hint(), f);
   f->stmts.push_back(StmtDoc::Line(name + ": " + ann));
-  return name;
+  *out += name;
 }
 
-std::string Printer::GlobalVarRef(const ir::GlobalVarNode& gvar) {
+void Printer::GlobalVarRef(const ir::GlobalVarNode& gvar, std::string* out) {
   const std::string& name = gvar.name_hint();
-  if (config_.one_line) return "cls." + name;  // as a function body refers to it
-  if (mod_ == nullptr || mod_->Find(name) == nullptr || config_.fragment) return name;
-  Frame* f = RelaxFrame();
-  if (f == nullptr || !f->is_func) return "Module." + name;
-  if (!f->module_alias_printed) {
-    f->stmts.push_back(StmtDoc::Line("cls = Module"));
-    f->module_alias_printed = true;
+  if (!config_.one_line) {  // one line: `cls.f`, as a function body refers to it
+    auto [known, inserted] = gvar_in_module_.try_emplace(&gvar, false);
+    if (inserted) known->second = mod_ != nullptr && mod_->Find(name) != nullptr;
+    if (!known->second || config_.fragment) {
+      *out += name;
+      return;
+    }
+    Frame* f = RelaxFrame();
+    if (f == nullptr || !f->is_func) {
+      *out += "Module.";
+      *out += name;
+      return;
+    }
+    if (!f->module_alias_printed) {
+      f->stmts.push_back(StmtDoc::Line("cls = Module"));
+      f->module_alias_printed = true;
+    }
   }
-  return "cls." + name;
+  *out += "cls.";
+  *out += name;
 }
 
-std::string Printer::ExternFuncExpr(const ir::ExternFuncNode& func) {
+void Printer::ExternFuncExpr(const ir::ExternFuncNode& func, std::string* out) {
   usage_ |= kUseRelax;
-  std::string out = "R.ExternFunc(" + QuoteString(func.global_symbol());
-  if (!HasDefaultExternSInfo(func)) out += ", " + SInfo(func.struct_info());
-  out += ')';
-  return out;
+  *out += "R.ExternFunc(";
+  AppendQuoted(func.global_symbol(), out);
+  if (!HasDefaultExternSInfo(func)) {
+    *out += ", ";
+    SInfo(func.struct_info(), out);
+  }
+  *out += ')';
 }
 
-std::string Printer::Callee(const ir::Expr& expr) {
-  if (const auto* ext = ir::As<ir::ExternFuncNode>(expr)) return QuoteString(ext->global_symbol());
-  return Expr(expr);
+void Printer::Callee(const ir::Expr& expr, std::string* out) {
+  if (const auto* ext = ir::As<ir::ExternFuncNode>(expr)) {
+    AppendQuoted(ext->global_symbol(), out);
+    return;
+  }
+  Expr(expr, out);
 }
 
-std::string Printer::Expr(const ir::Expr& expr) {
-  if (!expr) return "<null>";
+void Printer::Expr(const ir::Expr& expr, std::string* out) {
+  if (!expr) {
+    *out += "<null>";
+    return;
+  }
   Nest nest(this);
-  if (nest.too_deep()) return "...";
+  if (nest.too_deep()) {
+    *out += "...";
+    return;
+  }
   switch (expr->kind()) {
     case NodeKind::kVar:
     case NodeKind::kDataflowVar:
-      return RelaxVar(*ir::As<ir::VarNode>(expr));
+      return RelaxVar(*ir::As<ir::VarNode>(expr), out);
     case NodeKind::kGlobalVar:
-      return GlobalVarRef(*ir::As<ir::GlobalVarNode>(expr));
+      return GlobalVarRef(*ir::As<ir::GlobalVarNode>(expr), out);
     case NodeKind::kConstant: {
       const auto* n = ir::As<ir::ConstantNode>(expr);
       if (n->is_metadata()) {
         usage_ |= kUseMetadata;
-        return "metadata[\"relax.expr.Constant\"][" + std::to_string(n->metadata_index()) + "]";
+        *out += "metadata[\"relax.expr.Constant\"][";
+        AppendInt(n->metadata_index(), out);
+        *out += ']';
+        return;
       }
       usage_ |= kUseRelax;
       // The literal follows the dtype, whatever C++ type holds the value.
@@ -104,174 +137,202 @@ std::string Printer::Expr(const ir::Expr& expr) {
       if (const auto* i = std::get_if<int64_t>(&n->scalar())) d = static_cast<double>(*i);
       if (const auto* f = std::get_if<double>(&n->scalar())) d = *f;
       if (const auto* b = std::get_if<bool>(&n->scalar())) d = *b ? 1 : 0;
-      std::string value;
+      *out += "R.const(";
       if (n->dtype().is_bool()) {
-        value = d != 0 ? "True" : "False";
+        *out += d != 0 ? "True" : "False";
       } else if (n->dtype().is_float()) {
-        value = FloatLiteral(RoundToDtype(d, n->dtype()));
+        *out += FloatLiteral(RoundToDtype(d, n->dtype()));
       } else if (const auto* i = std::get_if<int64_t>(&n->scalar())) {
-        value = std::to_string(*i);
+        AppendInt(*i, out);
       } else {
-        value = std::to_string(static_cast<int64_t>(d));
+        AppendInt(static_cast<int64_t>(d), out);
       }
-      return "R.const(" + value + ", " + QuoteString(n->dtype().ToString()) + ")";
+      *out += ", ";
+      *out += QuoteString(n->dtype().ToString());
+      *out += ')';
+      return;
     }
     case NodeKind::kTuple: {
       const auto* n = ir::As<ir::TupleNode>(expr);
       if (n->fields().empty()) {
         usage_ |= kUseRelax;
-        return "R.tuple()";
+        *out += "R.tuple()";
+        return;
       }
-      std::vector<std::string> fields;
-      fields.reserve(n->fields().size());
-      for (const ir::Expr& f : n->fields()) fields.push_back(Expr(f));
-      return Tuple(fields);
+      Tuple(n->fields().size(), out, [&](size_t i) { Expr(n->fields()[i], out); });
+      return;
     }
     case NodeKind::kTupleGetItem: {
       const auto* n = ir::As<ir::TupleGetItemNode>(expr);
-      return Expr(n->tuple()) + "[" + std::to_string(n->index()) + "]";
+      Expr(n->tuple(), out);
+      *out += '[';
+      AppendInt(n->index(), out);
+      *out += ']';
+      return;
     }
     case NodeKind::kShapeExpr: {
       const auto* n = ir::As<ir::ShapeExprNode>(expr);
       usage_ |= kUseRelax;
-      std::string out = "R.shape([";
+      *out += "R.shape([";
       for (size_t i = 0; i < n->values().size(); ++i) {
-        if (i > 0) out += ", ";
-        out += Dim(n->values()[i]);
+        if (i > 0) *out += ", ";
+        Dim(n->values()[i], out);
       }
-      out += "])";
-      return out;
+      *out += "])";
+      return;
     }
     case NodeKind::kPrimValue: {
       const auto* n = ir::As<ir::PrimValueNode>(expr);
-      if (current()) return PrimStr(n->value());
+      if (current()) {
+        *out += PrimStr(n->value());
+        return;
+      }
       usage_ |= kUseRelax;
-      return "R.prim_value(" + PrimStr(n->value()) + ")";
+      *out += "R.prim_value(";
+      *out += PrimStr(n->value());
+      *out += ')';
+      return;
     }
     case NodeKind::kStringImm:
       usage_ |= kUseRelax;
-      return "R.str(" + QuoteString(ir::As<ir::StringImmNode>(expr)->value()) + ")";
+      *out += "R.str(";
+      *out += QuoteString(ir::As<ir::StringImmNode>(expr)->value());
+      *out += ')';
+      return;
     case NodeKind::kDataTypeImm:
       usage_ |= kUseRelax;
-      return "R.dtype(" + QuoteString(ir::As<ir::DataTypeImmNode>(expr)->value().ToString()) + ")";
+      *out += "R.dtype(";
+      *out += QuoteString(ir::As<ir::DataTypeImmNode>(expr)->value().ToString());
+      *out += ')';
+      return;
     case NodeKind::kOp:
       usage_ |= kUseIr;
-      return "I.Op(" + QuoteString(ir::As<ir::OpNode>(expr)->name()) + ")";
+      *out += "I.Op(";
+      *out += QuoteString(ir::As<ir::OpNode>(expr)->name());
+      *out += ')';
+      return;
     case NodeKind::kExternFunc:
-      return ExternFuncExpr(*ir::As<ir::ExternFuncNode>(expr));
+      return ExternFuncExpr(*ir::As<ir::ExternFuncNode>(expr), out);
     case NodeKind::kCall:
-      return Call(*ir::As<ir::CallNode>(expr));
+      return Call(*ir::As<ir::CallNode>(expr), out);
     case NodeKind::kPrimFunc:
-      return ir::As<ir::PrimFuncNode>(expr)->name();
+      *out += ir::As<ir::PrimFuncNode>(expr)->name();
+      return;
     case NodeKind::kIf:
     case NodeKind::kSeqExpr:
     case NodeKind::kFunction:
     PIPESPLIT_KINDS_OUTSIDE_EXPR:
       // If / SeqExpr / Function only occur as statements; TVM cannot print them inline.
-      return config_.one_line ? Summary(expr) : "<unprintable>";
+      *out += config_.one_line ? Summary(expr) : "<unprintable>";
+      return;
   }
   PS_UNREACHABLE();
 }
 
-std::string Printer::AttrDict(const ir::AttrMap& map) {
+void Printer::AttrDict(const ir::AttrMap& map, std::string* out) {
   std::vector<const std::pair<std::string, ir::AttrValue>*> items;
   items.reserve(map.size());
   for (const auto& kv : map) items.push_back(&kv);
   std::sort(items.begin(), items.end(),
             [](const auto* a, const auto* b) { return a->first < b->first; });
-  std::string out = "{";
+  *out += '{';
   for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += QuoteString(items[i]->first);
-    out += ": ";
-    out += Attr(items[i]->second);
+    if (i > 0) *out += ", ";
+    *out += QuoteString(items[i]->first);
+    *out += ": ";
+    Attr(items[i]->second, out);
   }
-  out += '}';
-  return out;
+  *out += '}';
 }
 
-std::string Printer::Lambda(const ir::AttrList& params, const ir::AttrValue& body) {
+void Printer::Lambda(const ir::AttrList& params, const ir::AttrValue& body, std::string* out) {
   // The parameters are defined in a frame of their own (TVM's TIRFrame for an index map), so
   // their names are freed after the lambda.
   FrameScope frame(this);
   frame->is_relax = false;
-  std::vector<std::string> names;
-  for (const ir::AttrValue& p : params) {
+  *out += "lambda ";
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i > 0) *out += ", ";
+    const ir::AttrValue& p = params[i];
     const ir::PrimExpr* e = p.as_prim_expr();
     const auto* var = e != nullptr ? ir::As<ir::TirVarNode>(*e) : nullptr;
     if (var == nullptr) {
-      names.push_back(Attr(p));
-      continue;
+      Attr(p, out);
+    } else if (config_.fragment) {
+      *out += SanitizeName(var->name());
+    } else {
+      *out += Define(TirKey(*var), var->name(), frame.get());
     }
-    names.push_back(config_.fragment ? SanitizeName(var->name())
-                                     : Define(TirKey(*var), var->name(), frame.get()));
   }
-  std::string out = "lambda ";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += names[i];
-  }
-  out += ": ";
+  *out += ": ";
   // TVM prints the body of an index map as a tuple.
   if (const ir::AttrList* list = body.as_list()) {
-    std::vector<std::string> items;
-    items.reserve(list->size());
-    for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
-    out += Tuple(items);
+    Tuple(list->size(), out, [&](size_t i) { Attr((*list)[i], out); });
   } else {
-    out += Attr(body);
+    Attr(body, out);
   }
-  return out;
 }
 
-std::string Printer::Attr(const ir::AttrValue& value) {
+void Printer::Attr(const ir::AttrValue& value, std::string* out) {
   Nest nest(this);
-  if (nest.too_deep()) return "...";
-  const ir::AttrValue::Variant& v = value.value();
-  if (value.is_none()) return "None";
-  if (const bool* b = std::get_if<bool>(&v)) return *b ? "True" : "False";
-  if (const int64_t* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
-  if (const double* d = std::get_if<double>(&v)) return FloatLiteral(*d);
-  if (const std::string* s = std::get_if<std::string>(&v)) return QuoteString(*s);
-  if (const ir::PrimExpr* e = value.as_prim_expr()) return PrimStr(*e);
-  if (const ir::Expr* e = value.as_expr()) return Expr(*e);
-  if (const ir::AttrList* list = value.as_list()) {
-    std::string out = "[";
-    for (size_t i = 0; i < list->size(); ++i) {
-      if (i > 0) out += ", ";
-      out += Attr((*list)[i]);
-    }
-    out += ']';
-    return out;
+  if (nest.too_deep()) {
+    *out += "...";
+    return;
   }
-  if (const ir::AttrMap* map = value.as_map()) return AttrDict(*map);
-  if (const ir::AttrCall* call = value.as_call()) {
+  const ir::AttrValue::Variant& v = value.value();
+  if (value.is_none()) {
+    *out += "None";
+  } else if (const bool* b = std::get_if<bool>(&v)) {
+    *out += *b ? "True" : "False";
+  } else if (const int64_t* i = std::get_if<int64_t>(&v)) {
+    AppendInt(*i, out);
+  } else if (const double* d = std::get_if<double>(&v)) {
+    *out += FloatLiteral(*d);
+  } else if (const std::string* s = std::get_if<std::string>(&v)) {
+    *out += QuoteString(*s);
+  } else if (const ir::PrimExpr* e = value.as_prim_expr()) {
+    *out += PrimStr(*e);
+  } else if (const ir::Expr* e = value.as_expr()) {
+    Expr(*e, out);
+  } else if (const ir::AttrList* list = value.as_list()) {
+    *out += '[';
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (i > 0) *out += ", ";
+      Attr((*list)[i], out);
+    }
+    *out += ']';
+  } else if (const ir::AttrMap* map = value.as_map()) {
+    AttrDict(*map, out);
+  } else if (const ir::AttrCall* call = value.as_call()) {
     if (call->callee == "lambda" && call->args.size() == 2 && call->args[0].as_list()) {
-      return Lambda(*call->args[0].as_list(), call->args[1]);
+      return Lambda(*call->args[0].as_list(), call->args[1], out);
     }
     std::string_view callee = call->callee;
     if (callee.substr(0, 2) == "I.") usage_ |= kUseIr;
     if (callee.substr(0, 2) == "T.") usage_ |= kUseTir;
     if (callee.substr(0, 2) == "R.") usage_ |= kUseRelax;
-    std::string out = call->callee + "(";
+    *out += call->callee;
+    *out += '(';
     bool first = true;
     for (const ir::AttrValue& a : call->args) {
-      if (!first) out += ", ";
+      if (!first) *out += ", ";
       first = false;
-      out += Attr(a);
+      Attr(a, out);
     }
     for (const auto& [key, a] : call->kwargs) {
       // TVM prints an index map as its lambda (and inverse) only: the index dtype is the
       // dtype of the lambda's variables.
       if (call->callee == "T.index_map" && key == "index_dtype") continue;
-      if (!first) out += ", ";
+      if (!first) *out += ", ";
       first = false;
-      out += key + "=" + Attr(a);
+      *out += key;
+      *out += '=';
+      Attr(a, out);
     }
-    out += ')';
-    return out;
+    *out += ')';
+  } else {
+    *out += "None";
   }
-  return "None";
 }
 
 }  // namespace pipesplit::script::printer

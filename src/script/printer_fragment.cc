@@ -132,7 +132,8 @@ std::string Printer::FragmentCallee(const ir::Expr& callee) {
   if (ir::Is<ir::OpNode>(callee) || ir::Is<ir::ExternFuncNode>(callee)) {
     // As a call spells it: `R.add` (the call's text before its parentheses), an extern
     // function `R.call_packed("symbol")`.
-    std::string text = Call(ir::CallNode(callee, {}));
+    std::string text;
+    Call(ir::CallNode(callee, {}), &text);
     if (ir::Is<ir::OpNode>(callee) && text.ends_with("()")) text.resize(text.size() - 2);
     return text;
   }

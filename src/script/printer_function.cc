@@ -1,6 +1,7 @@
 // Printer: Relax functions (decorator, signature, symbolic var declarations, R.func_attr,
 // type vars of the current syntax), binding blocks, dataflow blocks, bindings and if/else.
 #include <algorithm>
+#include <iterator>
 
 #include "pipesplit/ir/attr_names.h"
 #include "src/script/printer_internal.h"
@@ -22,30 +23,47 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
-std::string Assign(const std::string& lhs, const std::optional<std::string>& ann,
-                   const std::string& rhs) {
-  std::string out;  // one allocation, no temporaries
-  out.reserve(lhs.size() + (ann ? ann->size() + 2 : 0) + 3 + rhs.size());
-  out += lhs;
-  if (ann) {
-    out += ": ";
-    out += *ann;
+// Turns the right side in *line into the assignment `lhs: ann = rhs` (no annotation when `ann`
+// is null), in place: the rhs is printed first (as TVM evaluates it) into the string that
+// becomes the line.
+void PrependAssign(std::string_view lhs, const std::string* ann, std::string* line) {
+  size_t prefix = lhs.size() + (ann != nullptr ? ann->size() + 2 : 0) + 3;
+  size_t rhs = line->size();
+  line->resize(rhs + prefix);
+  char* data = line->data();
+  std::char_traits<char>::move(data + prefix, data, rhs);
+  auto put = [&](std::string_view part) {
+    std::char_traits<char>::copy(data, part.data(), part.size());
+    data += part.size();
+  };
+  put(lhs);
+  if (ann != nullptr) {
+    put(": ");
+    put(*ann);
   }
-  out += " = ";
-  out += rhs;
-  return out;
+  put(" = ");
 }
 
-// A tuple of two or more fields prints unparenthesized on an assignment's right side.
-std::string AsRhs(const ir::ExprNode* value, std::string text) {
+// A tuple of two or more fields prints unparenthesized on an assignment's right side: drops
+// the parentheses of the text appended to *out from `start` on.
+void AsRhs(const ir::ExprNode* value, size_t start, std::string* out) {
   const auto* tuple = ir::As<ir::TupleNode>(value);
-  if (tuple != nullptr && tuple->fields().size() > 1) return text.substr(1, text.size() - 2);
-  return text;
+  if (tuple != nullptr && tuple->fields().size() > 1) {
+    out->pop_back();
+    out->erase(start, 1);
+  }
 }
+
+// Bytes reserved for a binding line (most are shorter: one allocation per line).
+constexpr size_t kLineReserve = 160;
 
 }  // namespace
 
-std::string Printer::RhsText(const ir::Expr& value) { return AsRhs(value.get(), Expr(value)); }
+void Printer::RhsText(const ir::Expr& value, std::string* out) {
+  size_t start = out->size();
+  Expr(value, out);
+  AsRhs(value.get(), start, out);
+}
 
 std::vector<StmtDoc> Printer::SeqExpr(const ir::SeqExprNode& seq, bool use_ret,
                                       const ir::ExprNode** result) {
@@ -65,19 +83,25 @@ void Printer::BindingBlock(const ir::BindingBlockNode& block, std::vector<StmtDo
   // Statements are collected apart from the frame's: declarations of vars used before their
   // definition land in the frame, ahead of the block (as in TVM).
   std::vector<StmtDoc> stmts;
-  std::vector<std::string> outputs;
+  stmts.reserve(block.bindings().size() + 1);
+  std::string outputs = "R.output(";
+  bool first_output = true;
   for (const ir::Binding& binding : block.bindings()) {
     Binding(*binding, &stmts);
     if (block.is_dataflow() && !binding->var()->is_dataflow()) {
-      outputs.push_back(Expr(binding->var()));
+      if (!first_output) outputs += ", ";
+      first_output = false;
+      Expr(binding->var(), &outputs);
     }
   }
   if (!block.is_dataflow()) {
-    for (StmtDoc& s : stmts) out->push_back(std::move(s));
+    out->insert(out->end(), std::make_move_iterator(stmts.begin()),
+                std::make_move_iterator(stmts.end()));
     return;
   }
   usage_ |= kUseRelax;
-  stmts.push_back(StmtDoc::Line("R.output(" + Join(outputs) + ")"));
+  outputs += ')';
+  stmts.push_back(StmtDoc::Line(std::move(outputs)));
   StmtDoc scope;
   scope.kind = StmtDoc::Kind::kScope;
   scope.text = "with R.dataflow():";
@@ -88,26 +112,35 @@ void Printer::BindingBlock(const ir::BindingBlockNode& block, std::vector<StmtDo
 void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out) {
   const ir::VarNode& var = *binding.var();
   const ir::Expr& value = binding.value();
+  std::string ann;
   if (const auto* mc = ir::As<ir::MatchCastNode>(&binding)) {
-    std::optional<std::string> ann = Annotation(var, value);
+    bool has_ann = Annotation(var, value, &ann);
     usage_ |= kUseRelax;
-    std::string v = Expr(value);
-    std::string rhs = "R.match_cast(" + v + ", " + SInfo(mc->struct_info()) + ")";
-    std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
-    out->push_back(StmtDoc::Line(Assign(lhs, ann, rhs)));
+    std::string line;
+    line.reserve(kLineReserve);
+    line += "R.match_cast(";
+    Expr(value, &line);
+    line += ", ";
+    SInfo(mc->struct_info(), &line);
+    line += ')';
+    const std::string& lhs = Define(&var, var.name_hint(), InnermostFrame());
+    PrependAssign(lhs, has_ann ? &ann : nullptr, &line);
+    out->push_back(StmtDoc::Line(std::move(line)));
     return;
   }
-  auto prim_ann = [&](std::optional<std::string> ann) {
-    // Current syntax: prim-typed vars are always annotated.
-    if (!ann && current() && ir::Is<ir::PrimSInfoNode>(var.struct_info())) {
-      ann = SInfo(var.struct_info());
+  // Appends the annotation to `ann`; current syntax: prim-typed vars are always annotated.
+  auto annotate = [&](std::string* text) {
+    bool has_ann = Annotation(var, value, text);
+    if (!has_ann && current() && ir::Is<ir::PrimSInfoNode>(var.struct_info())) {
+      SInfo(var.struct_info(), text);
+      has_ann = true;
     }
-    return ann;
+    return has_ann;
   };
   if (const auto* if_node = ir::As<ir::IfNode>(value)) {
-    std::optional<std::string> ann = prim_ann(Annotation(var, value));
+    bool has_ann = annotate(&ann);
     std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
-    out->push_back(IfStmt(*if_node, &lhs, ann ? &*ann : nullptr));
+    out->push_back(IfStmt(*if_node, &lhs, has_ann ? &ann : nullptr));
     return;
   }
   if (const auto* func = ir::As<ir::FunctionNode>(value)) {
@@ -116,14 +149,20 @@ void Printer::Binding(const ir::BindingNode& binding, std::vector<StmtDoc>* out)
     for (StmtDoc& s : stmts) out->push_back(std::move(s));
     return;
   }
+  std::string line;
+  line.reserve(kLineReserve);
   if (IsVoid(value->struct_info()) && IsVoid(var.struct_info())) {
-    out->push_back(StmtDoc::Line(Expr(value)));
+    Expr(value, &line);
+    out->push_back(StmtDoc::Line(std::move(line)));
     return;
   }
-  std::string rhs = RhsText(value);
-  std::optional<std::string> ann = prim_ann(Annotation(var, value));
-  std::string lhs = Define(&var, var.name_hint(), InnermostFrame());
-  out->push_back(StmtDoc::Line(Assign(lhs, ann, rhs)));
+  RhsText(value, &line);
+  // The annotation goes to the printer's buffer (nothing below prints another binding).
+  binding_ann_.clear();
+  bool has_ann = annotate(&binding_ann_);
+  const std::string& lhs = Define(&var, var.name_hint(), InnermostFrame());
+  PrependAssign(lhs, has_ann ? &binding_ann_ : nullptr, &line);
+  out->push_back(StmtDoc::Line(std::move(line)));
 }
 
 StmtDoc Printer::IfStmt(const ir::IfNode& node, const std::string* var, const std::string* ann) {
@@ -139,9 +178,10 @@ StmtDoc Printer::IfStmt(const ir::IfNode& node, const std::string* var, const st
       stmts.push_back(StmtDoc::Line(Expr(e)));
     }
     if (var != nullptr) {
-      std::optional<std::string> a;
-      if (ann != nullptr) a = *ann;
-      stmts.back() = StmtDoc::Line(Assign(*var, a, AsRhs(result, stmts.back().text)));
+      std::string line = std::move(stmts.back().text);
+      AsRhs(result, 0, &line);
+      PrependAssign(*var, ann, &line);
+      stmts.back() = StmtDoc::Line(std::move(line));
     }
     return stmts;
   };
@@ -178,16 +218,22 @@ std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::
     }
   }
   auto print_params = [&] {
-    std::vector<std::string> params;
+    std::string params;
+    std::string ann;
     for (const ir::Var& p : func.params()) {
       // TVM evaluates the annotation before defining the name (GCC's argument order).
-      std::string ann = SInfo(p->struct_info());
-      params.push_back(Define(p.get(), p->name_hint(), f.get()) + ": " + ann);
+      ann.clear();
+      SInfo(p->struct_info(), &ann);
+      const std::string& name = Define(p.get(), p->name_hint(), f.get());
+      if (!params.empty()) params += ", ";
+      params += name;
+      params += ": ";
+      params += ann;
     }
     return params;
   };
   std::string ret;
-  std::vector<std::string> params;
+  std::string params;
   if (current()) {
     params = print_params();
     ret = SInfo(func.ret_struct_info());
@@ -233,7 +279,7 @@ std::vector<StmtDoc> Printer::Function(const ir::FunctionNode& func, const std::
   def.decorators.push_back(std::move(decorator));
   def.text = "def " + name;
   if (pep695) def.text += "[" + Join(tvars) + "]";
-  def.text += "(" + Join(params) + ") -> " + ret + ":";
+  def.text += "(" + params + ") -> " + ret + ":";
   def.body = std::move(f->stmts);
 
   for (const void* v : aliased) {

@@ -6,10 +6,13 @@
 // of dialects used so far for header comments), so that the text comes out byte for byte as
 // TVM prints it. Expressions are rendered straight to strings; statements are kept as a small
 // tree (StmtDoc) until the end, because a function's preamble and the file header depend on
-// what is found later.
+// what is found later. The text of expressions is appended to one caller-owned string (the
+// `std::string* out` overloads; the returning ones are wrappers for the few callers that need a
+// string of their own), so a binding line costs one allocation.
 #ifndef PIPESPLIT_SRC_SCRIPT_PRINTER_INTERNAL_H_
 #define PIPESPLIT_SRC_SCRIPT_PRINTER_INTERNAL_H_
 
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <memory_resource>
@@ -31,6 +34,27 @@ namespace pipesplit::script::printer {
 
 // A name hint with every character outside [A-Za-z0-9_] replaced by '_' ("v" when empty).
 std::string SanitizeName(std::string_view hint);
+
+// Appends the decimal digits of `value` (std::to_string without the temporary).
+inline void AppendInt(int64_t value, std::string* out) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+// Appends QuoteString(text) (pipesplit/support/text.h) without a temporary when no character
+// needs an escape (names, symbols, dtypes).
+inline void AppendQuoted(std::string_view text, std::string* out) {
+  for (char ch : text) {
+    if (ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\') {
+      *out += QuoteString(text);
+      return;
+    }
+  }
+  *out += '"';
+  *out += text;
+  *out += '"';
+}
 
 // ---- Statements ----
 
@@ -71,7 +95,7 @@ class NameTable {
   // Takes `name` as is (reserved words, the module name). No-op when already taken.
   void Reserve(const std::string& name);
   // Takes and returns a unique name derived from the already sanitized `base`.
-  std::string Take(const std::string& base);
+  std::string Take(std::string base);
   void Free(const std::string& name);
 
  private:
@@ -79,8 +103,13 @@ class NameTable {
     int64_t high = 1;  // every suffix in [1, high) is taken or queued in `freed`
     std::priority_queue<int64_t, std::vector<int64_t>, std::greater<int64_t>> freed;
   };
-  std::pmr::unordered_set<std::string> used_;
-  std::pmr::unordered_map<std::string, Suffixes> suffixes_;
+  // Hashes strings and string_views alike (lookups by a part of a name without a copy).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::pmr::unordered_set<std::string, Hash, std::equal_to<>> used_;
+  std::pmr::unordered_map<std::string, Suffixes, Hash, std::equal_to<>> suffixes_;
 };
 
 // ---- The printer ----
@@ -167,30 +196,53 @@ class Printer {
   std::string PrimStr(const ir::PrimExpr& expr) { return expr ? Prim(expr).text : "<null>"; }
   // A dim in a shape / prim value (TVM's PrintShapeVar): quoted in a function signature when
   // it mentions a var first seen there.
-  std::string ShapeDim(const ir::PrimExpr& expr);
+  void ShapeDim(const ir::PrimExpr& expr, std::string* out);
   const std::string& TirVar(const ir::TirVarNode& var);
   std::string TirVarCreation(const ir::TirVarNode& var);
 
   // ---- struct info (printer_sinfo.cc) ----
-  std::string SInfo(const ir::StructInfo& sinfo);
-  std::string Dim(const ir::PrimExpr& expr);  // ShapeDim, "<null>" for a missing dim
-  // The binding annotation (TVM's StructInfoAsAnn): none when the rhs is R.call_tir /
-  // R.call_dps_packed and the var's struct info equals the declared output.
-  std::optional<std::string> Annotation(const ir::VarNode& var, const ir::Expr& rhs);
+  void SInfo(const ir::StructInfo& sinfo, std::string* out);
+  std::string SInfo(const ir::StructInfo& sinfo) {
+    std::string out;
+    SInfo(sinfo, &out);
+    return out;
+  }
+  void Dim(const ir::PrimExpr& expr, std::string* out);  // ShapeDim, "<null>" for a missing dim
+  // Appends the binding annotation (TVM's StructInfoAsAnn) and returns true; none (false)
+  // when the rhs is R.call_tir / R.call_dps_packed and the var's struct info equals the
+  // declared output.
+  bool Annotation(const ir::VarNode& var, const ir::Expr& rhs, std::string* out);
 
   // ---- expressions (printer_expr.cc) ----
-  std::string Expr(const ir::Expr& expr);
-  std::string Callee(const ir::Expr& expr);  // an ExternFunc prints as its symbol string
-  std::string RelaxVar(const ir::VarNode& var);
-  std::string GlobalVarRef(const ir::GlobalVarNode& gvar);
-  std::string ExternFuncExpr(const ir::ExternFuncNode& func);
-  std::string Tuple(const std::vector<std::string>& fields);  // (a,) / (a, b); printer_sinfo.cc
-  std::string Attr(const ir::AttrValue& value);
-  std::string AttrDict(const ir::AttrMap& map);
+  void Expr(const ir::Expr& expr, std::string* out);
+  std::string Expr(const ir::Expr& expr) {
+    std::string out;
+    Expr(expr, &out);
+    return out;
+  }
+  void Callee(const ir::Expr& expr, std::string* out);  // an ExternFunc: its symbol string
+  void RelaxVar(const ir::VarNode& var, std::string* out);
+  void GlobalVarRef(const ir::GlobalVarNode& gvar, std::string* out);
+  void ExternFuncExpr(const ir::ExternFuncNode& func, std::string* out);
+  // The fields of a tuple, `(a,)` / `(a, b)`, each appended by `field(i)`; printer_sinfo.cc.
+  template <typename Field>
+  void Tuple(size_t n, std::string* out, Field field);
+  void Attr(const ir::AttrValue& value, std::string* out);
+  std::string Attr(const ir::AttrValue& value) {
+    std::string out;
+    Attr(value, &out);
+    return out;
+  }
+  void AttrDict(const ir::AttrMap& map, std::string* out);
+  std::string AttrDict(const ir::AttrMap& map) {
+    std::string out;
+    AttrDict(map, &out);
+    return out;
+  }
   // `lambda i, j: (i, j // 4)`: the parser's AttrCall{"lambda", [params, body]} (index maps).
-  std::string Lambda(const ir::AttrList& params, const ir::AttrValue& body);
-  std::string Call(const ir::CallNode& call);                          // printer_call.cc
-  std::optional<std::string> CallTirFamily(const ir::CallNode& call);  // printer_call.cc
+  void Lambda(const ir::AttrList& params, const ir::AttrValue& body, std::string* out);
+  void Call(const ir::CallNode& call, std::string* out);           // printer_call.cc
+  bool CallTirFamily(const ir::CallNode& call, std::string* out);  // printer_call.cc
 
   // ---- statements (printer_function.cc) ----
   std::vector<StmtDoc> SeqExpr(const ir::SeqExprNode& seq, bool use_ret,
@@ -204,7 +256,13 @@ class Printer {
   std::vector<StmtDoc> Function(const ir::FunctionNode& func, const std::string& name,
                                 bool top_level, std::vector<std::string>* type_vars);
   std::vector<StmtDoc> HeaderWrap(std::vector<StmtDoc> stmts);
-  std::string RhsText(const ir::Expr& value);  // a tuple of 2+ fields unparenthesized
+  // A tuple of 2+ fields unparenthesized.
+  void RhsText(const ir::Expr& value, std::string* out);
+  std::string RhsText(const ir::Expr& value) {
+    std::string out;
+    RhsText(value, &out);
+    return out;
+  }
 
   // ---- one-line summaries of statements (printer_fragment.cc) ----
   std::string Summary(const ir::Expr& expr);  // a function, body or if on one line
@@ -225,7 +283,21 @@ class Printer {
   // Current syntax: symbolic var -> the prim param it stands for.
   std::unordered_map<const void*, const void*> tir_alias_;
   std::unordered_map<const void*, std::string> alias_hint_;
+  // Whether the module has a member of a GlobalVar's name (IRModule::Find), per GlobalVar.
+  std::unordered_map<const void*, bool> gvar_in_module_;
+  // The annotation of the binding being printed (Binding), kept to reuse its buffer.
+  std::string binding_ann_;
 };
+
+template <typename Field>
+void Printer::Tuple(size_t n, std::string* out, Field field) {
+  *out += '(';
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0) *out += ", ";
+    field(i);
+  }
+  *out += n == 1 ? ",)" : ")";
+}
 
 // Pushes a frame onto the printer for its lifetime; names defined in it are freed at the end.
 class Printer::FrameScope {

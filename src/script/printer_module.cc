@@ -75,7 +75,9 @@ std::string Printer::Module() {
     if (const auto* prim = ir::As<ir::PrimFuncNode>(m->func)) {
       PrimFuncMember(*prim, &body);
     } else if (const auto* ext = ir::As<ir::ExternFuncNode>(m->func)) {
-      body.push_back(StmtDoc::Line(name + " = " + ExternFuncExpr(*ext)));
+      std::string line = name + " = ";
+      ExternFuncExpr(*ext, &line);
+      body.push_back(StmtDoc::Line(std::move(line)));
     } else if (const auto* func = ir::As<ir::FunctionNode>(m->func)) {
       std::vector<std::string> tvars;
       std::vector<StmtDoc> docs = Function(*func, name, /*top_level=*/true, &tvars);

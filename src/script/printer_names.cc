@@ -10,7 +10,7 @@ namespace pipesplit::script::printer {
 
 void NameTable::Reserve(const std::string& name) { used_.insert(name); }
 
-std::string NameTable::Take(const std::string& base) {
+std::string NameTable::Take(std::string base) {
   if (used_.insert(base).second) return base;
   Suffixes& s = suffixes_[base];
   // Smallest freed suffix that is still free (entries may be stale: taken again verbatim).
@@ -27,7 +27,7 @@ std::string NameTable::Take(const std::string& base) {
 }
 
 void NameTable::Free(const std::string& name) {
-  if (used_.erase(name) == 0) return;
+  if (used_.erase(name) == 0 || suffixes_.empty()) return;
   // If `name` is "<base>_<i>" (i >= 1, no leading zero) below the base's high-water mark, it
   // becomes a candidate again for that base.
   size_t us = name.rfind('_');
@@ -37,7 +37,7 @@ void NameTable::Free(const std::string& name) {
   const char* last = name.data() + name.size();
   auto [ptr, ec] = std::from_chars(first, last, i);
   if (ec != std::errc() || ptr != last || i < 1) return;
-  auto it = suffixes_.find(name.substr(0, us));
+  auto it = suffixes_.find(std::string_view(name).substr(0, us));
   if (it != suffixes_.end() && i < it->second.high) it->second.freed.push(i);
 }
 

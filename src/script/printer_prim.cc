@@ -42,13 +42,15 @@ const std::string& Printer::TirVar(const ir::TirVarNode& var) {
   return name;
 }
 
-std::string Printer::ShapeDim(const ir::PrimExpr& e) {
+void Printer::ShapeDim(const ir::PrimExpr& e, std::string* out) {
   // Constant dims (most): the digits, as FormatPrimExpr spells a Relax integer.
   if (const auto* imm = ir::As<ir::IntImmNode>(e); imm != nullptr && !imm->dtype().is_bool()) {
-    return std::to_string(imm->value());
+    AppendInt(imm->value(), out);
+    return;
   }
   std::string text = Prim(e).text;
-  if (config_.fragment) return text;
+  auto plain = [&] { *out += text; };
+  if (config_.fragment) return plain();
   // The outermost frame that is collecting a function signature, as TVM looks it up.
   const Frame* f = nullptr;
   for (const Frame* frame : frames_) {
@@ -57,19 +59,19 @@ std::string Printer::ShapeDim(const ir::PrimExpr& e) {
       break;
     }
   }
-  if (f == nullptr) return text;
+  if (f == nullptr) return plain();
   bool mentions_func_var = false;
   ir::VisitTirVars(e, [&](const ir::TirVar& v) {
     if (f->func_vars.count(TirKey(*v)) != 0) mentions_func_var = true;
   });
-  if (!mentions_func_var) return text;
+  if (!mentions_func_var) return plain();
   if (current()) {
     const auto* var = ir::As<ir::TirVarNode>(e);
     bool bare_type_var = var != nullptr && f->type_vars.count(TirKey(*var)) != 0;
     bool postponed = config_.pep695 && !f->type_vars.empty();
-    if (bare_type_var || postponed) return text;
+    if (bare_type_var || postponed) return plain();
   }
-  return QuoteString(text);
+  *out += QuoteString(text);
 }
 
 }  // namespace pipesplit::script::printer

@@ -27,63 +27,78 @@ const std::string& QuotedDType(DataType dtype) {
 
 }  // namespace
 
-std::string Printer::Tuple(const std::vector<std::string>& fields) {
-  if (fields.size() == 1) return "(" + fields[0] + ",)";
-  std::string out = "(";
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += fields[i];
+void Printer::Dim(const PrimExpr& expr, std::string* out) {
+  if (expr) {
+    ShapeDim(expr, out);
+  } else {
+    *out += "<null>";
   }
-  out += ')';
-  return out;
 }
 
-std::string Printer::Dim(const PrimExpr& expr) { return expr ? ShapeDim(expr) : "<null>"; }
-
-std::string Printer::SInfo(const StructInfo& sinfo) {
-  if (!sinfo) return config_.one_line ? "<none>" : "R.Object";
+void Printer::SInfo(const StructInfo& sinfo, std::string* out) {
+  if (!sinfo) {
+    *out += config_.one_line ? "<none>" : "R.Object";
+    return;
+  }
   Nest nest(this);
-  if (nest.too_deep()) return "...";
+  if (nest.too_deep()) {
+    *out += "...";
+    return;
+  }
   switch (sinfo->kind()) {
     case NodeKind::kObjectSInfo:
       usage_ |= kUseRelax;
-      return current() ? "R.Any" : "R.Object";
+      *out += current() ? "R.Any" : "R.Object";
+      return;
     case NodeKind::kPrimSInfo: {
       const auto* n = ir::As<ir::PrimSInfoNode>(sinfo);
       if (current()) {
         // The current syntax has no R.Prim(value=...): the type is the dtype.
         usage_ |= kUseTir;
-        return "T." + n->dtype().ToString();
+        *out += "T.";
+        *out += n->dtype().ToString();
+        return;
       }
       usage_ |= kUseRelax;
-      if (n->value()) return "R.Prim(value=" + Dim(n->value()) + ")";
-      return "R.Prim(" + QuoteString(n->dtype().ToString()) + ")";
+      if (n->value()) {
+        *out += "R.Prim(value=";
+        Dim(n->value(), out);
+      } else {
+        *out += "R.Prim(";
+        *out += QuotedDType(n->dtype());
+      }
+      *out += ')';
+      return;
     }
     case NodeKind::kShapeSInfo: {
       const auto* n = ir::As<ir::ShapeSInfoNode>(sinfo);
       usage_ |= kUseRelax;
       if (!n->values()) {
         // One line: the unknown ndim left out, as R.Tensor leaves it out.
-        if (config_.one_line && n->ndim() == -1) return "R.Shape";
-        return "R.Shape(ndim=" + std::to_string(n->ndim()) + ")";
+        if (config_.one_line && n->ndim() == -1) {
+          *out += "R.Shape";
+          return;
+        }
+        *out += "R.Shape(ndim=";
+        AppendInt(n->ndim(), out);
+        *out += ')';
+        return;
       }
-      std::string out = "R.Shape([";
+      *out += "R.Shape([";
       for (size_t i = 0; i < n->values()->size(); ++i) {
-        if (i > 0) out += ", ";
-        out += Dim((*n->values())[i]);
+        if (i > 0) *out += ", ";
+        Dim((*n->values())[i], out);
       }
-      out += "])";
-      return out;
+      *out += "])";
+      return;
     }
     case NodeKind::kTensorSInfo: {
       const auto* n = ir::As<ir::TensorSInfoNode>(sinfo);
       usage_ |= kUseRelax;
-      // Appended to one string (no per-argument temporaries): a tensor type is printed for
-      // almost every binding.
-      std::string out = "R.Tensor(";
+      *out += "R.Tensor(";
       bool first = true;
       auto next_arg = [&] {
-        if (!first) out += ", ";
+        if (!first) *out += ", ";
         first = false;
       };
       if (n->shape_var()) {
@@ -91,87 +106,102 @@ std::string Printer::SInfo(const StructInfo& sinfo) {
         // A var not yet named (one-line text, or a use outside its scope) prints its hint.
         const ir::VarNode& var = *n->shape_var();
         const std::string* name = NameOf(&var);
-        out += name != nullptr ? *name : SanitizeName(var.name_hint());
+        *out += name != nullptr ? *name : SanitizeName(var.name_hint());
       } else if (n->shape()) {
         next_arg();
         const std::vector<PrimExpr>& dims = *n->shape();
-        out += '(';
-        for (size_t i = 0; i < dims.size(); ++i) {
-          if (i > 0) out += ", ";
-          out += Dim(dims[i]);
-        }
-        out += dims.size() == 1 ? ",)" : ")";
+        Tuple(dims.size(), out, [&](size_t i) { Dim(dims[i], out); });
       }
       if (!n->dtype().is_void()) {
         next_arg();
-        out += "dtype=";
-        out += QuotedDType(n->dtype());
+        *out += "dtype=";
+        *out += QuotedDType(n->dtype());
       }
       if (!n->shape() && !n->shape_var() && n->ndim() != -1) {
         next_arg();
-        out += "ndim=";
-        out += std::to_string(n->ndim());
+        *out += "ndim=";
+        AppendInt(n->ndim(), out);
       }
       if (!n->vdevice().empty()) {
         next_arg();
-        out += "vdevice=";
-        out += QuoteString(n->vdevice());
+        *out += "vdevice=";
+        *out += QuoteString(n->vdevice());
       }
-      if (first) return "R.Tensor";
-      out += ')';
-      return out;
+      if (first) {
+        out->pop_back();  // no arguments: "R.Tensor"
+      } else {
+        *out += ')';
+      }
+      return;
     }
     case NodeKind::kTupleSInfo: {
       const auto* n = ir::As<ir::TupleSInfoNode>(sinfo);
       usage_ |= kUseRelax;
-      if (n->fields().empty()) return "R.Tuple";
-      std::string out = "R.Tuple(";
-      for (size_t i = 0; i < n->fields().size(); ++i) {
-        if (i > 0) out += ", ";
-        out += SInfo(n->fields()[i]);
+      if (n->fields().empty()) {
+        *out += "R.Tuple";
+        return;
       }
-      out += ')';
-      return out;
+      *out += "R.Tuple(";
+      for (size_t i = 0; i < n->fields().size(); ++i) {
+        if (i > 0) *out += ", ";
+        SInfo(n->fields()[i], out);
+      }
+      *out += ')';
+      return;
     }
     case NodeKind::kFuncSInfo: {
       const auto* n = ir::As<ir::FuncSInfoNode>(sinfo);
       // TVM prints the return first, then the params.
       std::string ret = SInfo(n->ret());
-      std::string purity = n->is_pure() ? "True" : "False";
+      const char* purity = n->is_pure() ? "True" : "False";
       usage_ |= kUseRelax;
       if (!n->params()) {
-        std::vector<std::string> kwargs;
-        if (!ir::Is<ir::ObjectSInfoNode>(n->ret())) kwargs.push_back("ret=" + ret);
-        if (n->is_pure()) kwargs.push_back("purity=" + purity);
-        if (kwargs.empty()) return "R.Callable";
-        std::string out = "R.Callable(";
-        for (size_t i = 0; i < kwargs.size(); ++i) {
-          if (i > 0) out += ", ";
-          out += kwargs[i];
+        bool has_ret = !ir::Is<ir::ObjectSInfoNode>(n->ret());
+        if (!has_ret && !n->is_pure()) {
+          *out += "R.Callable";
+          return;
         }
-        out += ')';
-        return out;
+        *out += "R.Callable(";
+        if (has_ret) {
+          *out += "ret=";
+          *out += ret;
+        }
+        if (n->is_pure()) {
+          if (has_ret) *out += ", ";
+          *out += "purity=";
+          *out += purity;
+        }
+        *out += ')';
+        return;
       }
-      std::vector<std::string> params;
-      for (const StructInfo& p : *n->params()) params.push_back(SInfo(p));
-      return "R.Callable(" + Tuple(params) + ", " + ret + ", " + purity + ")";
+      *out += "R.Callable(";
+      const std::vector<StructInfo>& params = *n->params();
+      Tuple(params.size(), out, [&](size_t i) { SInfo(params[i], out); });
+      *out += ", ";
+      *out += ret;
+      *out += ", ";
+      *out += purity;
+      *out += ')';
+      return;
     }
     PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
-      return "R.Object";
+      *out += "R.Object";
+      return;
   }
   PS_UNREACHABLE();
 }
 
-std::optional<std::string> Printer::Annotation(const ir::VarNode& var, const ir::Expr& rhs) {
-  if (!var.struct_info()) return std::nullopt;
+bool Printer::Annotation(const ir::VarNode& var, const ir::Expr& rhs, std::string* out) {
+  if (!var.struct_info()) return false;
   if (const auto* call = ir::As<ir::CallNode>(rhs)) {
     if ((call->IsOp("relax.call_tir") || call->IsOp("relax.call_dps_packed")) &&
         call->sinfo_args().size() == 1 &&
         ir::StructInfoEqual(call->sinfo_args()[0], var.struct_info())) {
-      return std::nullopt;
+      return false;
     }
   }
-  return SInfo(var.struct_info());
+  SInfo(var.struct_info(), out);
+  return true;
 }
 
 }  // namespace pipesplit::script::printer
