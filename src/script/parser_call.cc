@@ -552,21 +552,6 @@ void Lowerer::DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::
   }
 }
 
-std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
-                                                 const PyExpr* node) {
-  std::vector<ir::StructInfo> out;
-  if (v.kind == Value::Kind::kNone) return out;
-  if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
-    for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
-    if (fold_list && out.size() != 1) {
-      return {ir::Make<ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
-    }
-    return out;
-  }
-  out.push_back(ToSInfo(v, node));
-  return out;
-}
-
 Value Lowerer::CallPacked(const PyExpr* call) {
   if (call->items.size() < 2) Error(call, "R.call_packed needs the name of a packed function");
   const PyExpr* func_node = call->items[1];

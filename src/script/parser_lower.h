@@ -298,12 +298,14 @@ class Lowerer {
   Value CallPacked(const PyExpr* call);
   Value CallPyFunc(const PyExpr* call);
   Value CallValue(const Value& callee, const PyExpr* call);
-  std::vector<ir::StructInfo> ToSInfoArgs(const Value& v, bool fold_list, const PyExpr* node);
 
   // ---- parser_sinfo.cc ----
   // Evaluates an annotation to struct info (signature: strings may introduce symbolic vars).
   ir::StructInfo EvalSInfo(const PyExpr* e, bool signature);
   ir::StructInfo ToSInfo(const Value& v, const PyExpr* node);
+  // The struct info of an op call's sinfo_args / out_sinfo (a list folds into one tuple when
+  // `fold_list`).
+  std::vector<ir::StructInfo> ToSInfoArgs(const Value& v, bool fold_list, const PyExpr* node);
   Value MakeSInfo(const std::string& name, const PyExpr* call);
   ir::PrimExpr EvalDim(const PyExpr* e);
   std::vector<ir::PrimExpr> EvalDims(const PyExpr* e);

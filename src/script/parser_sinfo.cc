@@ -61,6 +61,21 @@ ir::StructInfo Lowerer::ToSInfo(const Value& v, const PyExpr* node) {
   Error(node, std::string("expected struct info but found ") + ValueKindName(v.kind));
 }
 
+std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
+                                                 const PyExpr* node) {
+  std::vector<ir::StructInfo> out;
+  if (v.kind == Value::Kind::kNone) return out;
+  if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
+    for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
+    if (fold_list && out.size() != 1) {
+      return {ir::Make<ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
+    }
+    return out;
+  }
+  out.push_back(ToSInfo(v, node));
+  return out;
+}
+
 Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   Span span = SpanOf(call);
   // "R.<name>" for messages (a literal for the names handled: no string is built).
