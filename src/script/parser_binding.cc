@@ -291,9 +291,8 @@ ir::Var Lowerer::EmitMatchCast(std::string_view name, Span name_span, const Valu
 
 bool Lowerer::IsDataflowBindingName(std::string_view name) const {
   if (!fn_->in_dataflow || !fn_->bb.in_dataflow_block()) return false;
-  std::string key(name);
-  if (!fn_->dataflow_outputs.count(key)) return true;
-  auto it = fn_->dataflow_last_binding.find(key);
+  if (fn_->dataflow_outputs.find(name) == fn_->dataflow_outputs.end()) return true;
+  auto it = fn_->dataflow_last_binding.find(name);
   return it == fn_->dataflow_last_binding.end() || it->second != fn_->dataflow_stmt_index;
 }
 
@@ -301,7 +300,7 @@ ir::Var Lowerer::EmitVar(std::string_view name, Span name_span, const ir::Expr& 
                          const ir::StructInfo& sinfo, const ir::StructInfo* match_sinfo,
                          Span stmt_span) {
   bool in_dataflow = fn_->bb.in_dataflow_block();
-  fn_->FreshName(in_dataflow);  // TVM names every emitted var first
+  fn_->SkipFreshName(in_dataflow);  // TVM names every emitted var first
   bool dataflow = in_dataflow && IsDataflowBindingName(name);
   ir::Var var = ir::MakeVar(std::string(name), sinfo, dataflow, name_span);
   ir::Binding binding;
@@ -318,7 +317,7 @@ ir::Var Lowerer::EmitVar(std::string_view name, Span name_span, const ir::Expr& 
   Value v;
   v.kind = Value::Kind::kExpr;
   v.expr = var;
-  symbols_.Define(name, v);
+  symbols_.Define(name, std::move(v));
   return var;
 }
 

@@ -42,28 +42,34 @@ void Lowerer::LowerWith(const PyStmt* stmt) {
   }
   if (stmt->target != nullptr) Error(stmt->target, "R.dataflow() does not bind a variable");
   if (fn_->in_dataflow) Error(span, "dataflow blocks cannot be nested");
-  // Which names R.output makes visible after the block: the last binding of each.
+  // Which names R.output makes visible after the block: the last binding of each (the names
+  // listed in the first R.output, then the statement binding each last).
   fn_->dataflow_outputs.clear();
   fn_->dataflow_last_binding.clear();
   fn_->dataflow_output_vars.clear();
   fn_->dataflow_emitted.clear();
-  const PyStmt* output_stmt = nullptr;
-  for (size_t i = 0; i < stmt->body.size(); ++i) {
-    const PyStmt* s = stmt->body[i];
-    std::vector<std::string_view> names;
-    if (s->kind == PyStmtKind::kAssign || s->kind == PyStmtKind::kAnnAssign) {
-      CollectTargetNames(s->target, &names);
-    } else if (s->kind == PyStmtKind::kFunctionDef) {
-      names.push_back(s->name);
-    } else if (s->kind == PyStmtKind::kExpr && IsRelaxCall(s->value, "output") &&
-               output_stmt == nullptr) {
-      output_stmt = s;
+  for (const PyStmt* s : stmt->body) {
+    if (s->kind == PyStmtKind::kExpr && IsRelaxCall(s->value, "output")) {
       for (size_t k = 1; k < s->value->items.size(); ++k) {
         const PyExpr* arg = s->value->items[k];
         if (arg->kind == PyExprKind::kName) fn_->dataflow_outputs.insert(std::string(arg->text));
       }
+      break;
     }
-    for (std::string_view n : names) fn_->dataflow_last_binding[std::string(n)] = i;
+  }
+  std::vector<std::string_view> names;
+  for (size_t i = 0; i < stmt->body.size() && !fn_->dataflow_outputs.empty(); ++i) {
+    const PyStmt* s = stmt->body[i];
+    names.clear();
+    if (s->kind == PyStmtKind::kAssign || s->kind == PyStmtKind::kAnnAssign) {
+      CollectTargetNames(s->target, &names);
+    } else if (s->kind == PyStmtKind::kFunctionDef) {
+      names.push_back(s->name);
+    }
+    for (std::string_view n : names) {
+      auto it = fn_->dataflow_outputs.find(n);
+      if (it != fn_->dataflow_outputs.end()) fn_->dataflow_last_binding[*it] = i;
+    }
   }
   FinishBlock();
   fn_->bb.BeginDataflowBlock(span);

@@ -18,15 +18,20 @@ bool IsSInfoKeyword(std::string_view name) {
 
 }  // namespace
 
-std::vector<const PyExpr*> Lowerer::BindArgs(const PyExpr* call, const std::string& display,
-                                             const std::vector<std::string_view>& params) const {
+Lowerer::BoundArgs Lowerer::BindArgs(const PyExpr* call, std::string_view display_view,
+                                     std::initializer_list<std::string_view> param_list) const {
   const Lowerer& lowerer = *this;
-  std::vector<const PyExpr*> bound(params.size(), nullptr);
-  if (call == nullptr || call->kind != PyExprKind::kCall) return bound;
+  const std::string_view* params = param_list.begin();
+  const size_t n_params = param_list.size();
+  auto display_text = [&] { return std::string(display_view); };
+  PS_CHECK(n_params <= kMaxBoundArgs) << display_view << " has too many parameters for BindArgs";
+  BoundArgs result;
+  std::array<const PyExpr*, kMaxBoundArgs>& bound = result.items;
+  if (call == nullptr || call->kind != PyExprKind::kCall) return result;
   size_t positional = call->items.size() - 1;
-  if (positional > params.size()) {
-    lowerer.Error(call->items[params.size() + 1],
-                  display + " takes at most " + std::to_string(params.size()) +
+  if (positional > n_params) {
+    lowerer.Error(call->items[n_params + 1],
+                  display_text() + " takes at most " + std::to_string(n_params) +
                       " positional arguments but " + std::to_string(positional) + " were given");
   }
   for (size_t i = 0; i < positional; ++i) {
@@ -37,27 +42,36 @@ std::vector<const PyExpr*> Lowerer::BindArgs(const PyExpr* call, const std::stri
   }
   for (const PyKeyword& kw : call->keywords) {
     size_t k = 0;
-    while (k < params.size() && params[k] != kw.name) ++k;
+    while (k < n_params && params[k] != kw.name) ++k;
     Span span =
         lowerer.SpanOf(kw.name_begin, kw.name_begin + static_cast<uint32_t>(kw.name.size()));
-    if (k == params.size()) {
-      lowerer.Error(span,
-                    display + " got an unexpected keyword argument '" + std::string(kw.name) + "'");
+    if (k == n_params) {
+      lowerer.Error(span, display_text() + " got an unexpected keyword argument '" +
+                              std::string(kw.name) + "'");
     }
     if (bound[k] != nullptr) {
-      lowerer.Error(span,
-                    display + " got multiple values for argument '" + std::string(kw.name) + "'");
+      lowerer.Error(span, display_text() + " got multiple values for argument '" +
+                              std::string(kw.name) + "'");
     }
     bound[k] = kw.value;
   }
-  return bound;
+  return result;
 }
 
 Value Lowerer::EvalCall(const PyExpr* e) {
   const PyExpr* callee = e->items[0];
-  std::string name = DottedName(callee);
-  std::string root = name.substr(0, name.find('.'));
-  if (!name.empty() && symbols_.Lookup(root) == nullptr) {
+  // The name the dotted callee starts with, if it is one (no string is built unless it is
+  // unbound: a builtin namespace or an error).
+  const PyExpr* root_node = callee;
+  while (root_node->kind == PyExprKind::kAttribute) root_node = root_node->items[0];
+  if (root_node->kind == PyExprKind::kName && symbols_.Lookup(root_node->text) == nullptr) {
+    // Most calls: R.<op>(...).
+    if (callee->kind == PyExprKind::kAttribute && callee->items[0] == root_node &&
+        root_node->text == "R" && callee->text != "device_mesh") {
+      return EvalRelaxBuiltin(std::string(callee->text), e);
+    }
+    std::string name = DottedName(callee);
+    std::string root(root_node->text);
     // A device mesh is a global info (I.module_global_infos({"mesh": [R.device_mesh(...)]})),
     // kept as the call written, like I.vdevice.
     if (name == "R.device_mesh" || name == "R.dist.device_mesh") return EvalAttrCall(name, e);
@@ -78,7 +92,7 @@ Value Lowerer::EvalCall(const PyExpr* e) {
       for (size_t i = 1; i < e->items.size(); ++i) positional.push_back(Eval(e->items[i]));
       std::vector<std::pair<const PyKeyword*, Value>> keywords;
       for (const PyKeyword& kw : e->keywords) keywords.emplace_back(&kw, Eval(kw.value));
-      return CallOpWithArgs("relax.astype", std::move(positional), std::move(keywords), e);
+      return CallOpWithArgs("relax.astype", positional, keywords, e);
     }
   }
   return CallValue(Eval(callee), e);
@@ -110,12 +124,19 @@ Value Lowerer::CallValue(const Value& callee, const PyExpr* call) {
 Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
   // The names this function handles; any other R.<name> is an operator (most calls: one
   // lookup here instead of a comparison with each name below).
-  static const std::unordered_set<std::string_view> kHandled = {
+  static const std::unordered_set<std::string_view, NameHash> kHandled = {
       "Tensor",       "Shape",      "Tuple",        "Object",     "Any",        "Prim",
       "Callable",     "PackedFunc", "const",        "prim_value", "str",        "dtype",
       "shape",        "tuple",      "TupleGetItem", "match_cast", "ExternFunc", "call_packed",
       "call_py_func", "output",     "func_attr",    "dataflow",   "function"};
-  if (kHandled.count(name) == 0) return CallOp("relax." + name, call);
+  if (kHandled.count(name) == 0) {
+    if (name != last_relax_short_name_ || last_relax_op_name_.empty()) {
+      last_relax_short_name_ = name;
+      last_relax_op_name_ = "relax." + name;
+    }
+    std::string op_name = last_relax_op_name_;  // a copy: nested calls replace the cache
+    return CallOp(op_name, call);
+  }
   if (name == "Tensor" || name == "Shape" || name == "Tuple" || name == "Object" || name == "Any" ||
       name == "Prim" || name == "Callable" || name == "PackedFunc") {
     return MakeSInfo(name, call);
@@ -264,6 +285,15 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
 
 Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
   std::vector<Value> positional;
+  std::vector<std::pair<const PyKeyword*, Value>> keywords;
+  if (!positional_pool_.empty()) {
+    positional = std::move(positional_pool_.back());
+    positional_pool_.pop_back();
+  }
+  if (!keyword_pool_.empty()) {
+    keywords = std::move(keyword_pool_.back());
+    keyword_pool_.pop_back();
+  }
   positional.reserve(call->items.size());
   for (size_t i = 1; i < call->items.size(); ++i) {
     if (call->items[i]->kind == PyExprKind::kStarred) {
@@ -271,16 +301,20 @@ Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
     }
     positional.push_back(Eval(call->items[i]));
   }
-  std::vector<std::pair<const PyKeyword*, Value>> keywords;
   keywords.reserve(call->keywords.size() + 1);  // + 1: call_tir may add its tir_vars
   for (const PyKeyword& kw : call->keywords) keywords.emplace_back(&kw, Eval(kw.value));
-  return CallOpWithArgs(op_name, std::move(positional), std::move(keywords), call);
+  Value result = CallOpWithArgs(op_name, positional, keywords, call);
+  positional.clear();
+  keywords.clear();
+  positional_pool_.push_back(std::move(positional));
+  keyword_pool_.push_back(std::move(keywords));
+  return result;
 }
 
-Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> positional,
-                              std::vector<std::pair<const PyKeyword*, Value>> keywords,
+Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value>& positional,
+                              std::vector<std::pair<const PyKeyword*, Value>>& keywords,
                               const PyExpr* call) {
-  ir::Op op = ir::GetOp(op_name);
+  ir::Op op = CachedOp(op_name);
   const ir::OpInfo* info = op->info();
   const std::string& display = op->script_name();
   auto kw_span = [&](const PyKeyword* kw) {
@@ -331,8 +365,11 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
         keywords.emplace_back(&kTirVars, std::move(tir_vars));
       }
     }
-    std::vector<const Value*> bound(params.size(), nullptr);
-    std::vector<const Value*> variadic;
+    // Scratch vectors kept across calls (no allocation per call; nothing below re-enters).
+    std::vector<const Value*>& bound = scratch_bound_;
+    std::vector<const Value*>& variadic = scratch_variadic_;
+    bound.assign(params.size(), nullptr);
+    variadic.clear();
     size_t pi = 0;
     for (const Value& p : positional) {
       if (pi < params.size() && params[pi].kind == ir::OpParam::Kind::kVariadic) {
@@ -374,8 +411,11 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
         last_given = k + 1;
       }
     }
-    std::vector<std::pair<int, ir::Expr>> placed;  // (arg_index, arg) of args with a fixed slot
-    std::vector<ir::Expr> ordered;
+    // (arg_index, arg) of args with a fixed slot
+    std::vector<std::pair<int, ir::Expr>>& placed = scratch_placed_;
+    std::vector<ir::Expr>& ordered = scratch_ordered_;
+    placed.clear();
+    ordered.clear();
     auto add_arg = [&](const ir::OpParam& param, ir::Expr arg) {
       if (param.arg_index >= 0) {
         placed.emplace_back(param.arg_index, std::move(arg));
@@ -462,10 +502,13 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
           break;
       }
     }
-    std::stable_sort(placed.begin(), placed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto by_index = [](const auto& a, const auto& b) { return a.first < b.first; };
+    if (!std::is_sorted(placed.begin(), placed.end(), by_index)) {
+      std::stable_sort(placed.begin(), placed.end(), by_index);
+    }
     size_t next_placed = 0, next_ordered = 0;
     size_t total = placed.size() + ordered.size();
+    args.reserve(total);
     for (size_t i = 0; i < total; ++i) {
       if (next_placed < placed.size() &&
           (static_cast<size_t>(placed[next_placed].first) <= i || next_ordered == ordered.size())) {
@@ -487,33 +530,26 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value> pos
   return v;
 }
 
+ir::Op Lowerer::CachedOp(const std::string& name) {
+  if (last_op_ == nullptr || name != last_op_name_) {
+    last_op_ = ir::GetOp(name);
+    last_op_name_ = name;
+  }
+  return last_op_;
+}
+
 // The rewrites TVM's Python op wrappers make before the call reaches the IR: R.nn.relu6(x) is
 // R.clip(x, 0, 6), and R.nn.attention with a bias is the op R.nn.attention_bias.
 void Lowerer::DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
                             std::vector<ir::Expr>* args, ir::AttrMap* attrs) {
-  if (op_name == "relax.nn.relu6" && args->size() == 1 && attrs->empty()) {
+  if (args->size() == 1 && attrs->empty() && op_name == "relax.nn.relu6") {
     *op = ir::GetOp("relax.clip");
     for (int64_t bound : {0, 6}) {
       args->push_back(ir::Make<ir::PrimValueNode>(ir::IntImm(bound), SpanOf(call)));
     }
-  } else if (op_name == "relax.nn.attention" && args->size() == 4) {
+  } else if (args->size() == 4 && op_name == "relax.nn.attention") {
     *op = ir::GetOp("relax.nn.attention_bias");
   }
-}
-
-std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
-                                                 const PyExpr* node) {
-  std::vector<ir::StructInfo> out;
-  if (v.kind == Value::Kind::kNone) return out;
-  if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
-    for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
-    if (fold_list && out.size() != 1) {
-      return {ir::Make<ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
-    }
-    return out;
-  }
-  out.push_back(ToSInfo(v, node));
-  return out;
 }
 
 Value Lowerer::CallPacked(const PyExpr* call) {

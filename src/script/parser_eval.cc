@@ -8,6 +8,17 @@
 #include "src/script/parser_syntax.h"
 
 namespace pipesplit::script {
+namespace {
+
+// A copy of `v` located at `node` (one named return: the copy is built in place).
+Value WithNode(const Value& v, const PyExpr* node) {
+  Value copy = v;
+  copy.node = node;
+  return copy;
+}
+
+}  // namespace
+
 Value Lowerer::Eval(const PyExpr* e) {
   switch (e->kind) {
     case PyExprKind::kName:
@@ -114,9 +125,7 @@ Value Lowerer::EvalName(const PyExpr* e) {
       v.node = e;
       return v;
     }
-    Value v = *found;
-    v.node = e;
-    return v;
+    return WithNode(*found, e);
   }
   if (create_symbols_ && fn_ != nullptr) {
     DataType dtype = DataType::Int(64);
@@ -147,6 +156,21 @@ Value Lowerer::EvalName(const PyExpr* e) {
 }
 
 Value Lowerer::EvalAttribute(const PyExpr* e) {
+  // Most attributes: a function of the module (`cls.f`), read without building the dotted name
+  // or copying the module's value.
+  if (const PyExpr* base_node = e->items[0]; base_node->kind == PyExprKind::kName) {
+    const Value* base = symbols_.Lookup(base_node->text);
+    if (base != nullptr && base->kind == Value::Kind::kModule) {
+      auto it = globals_.find(e->text);
+      if (it != globals_.end()) {
+        Value v;
+        v.kind = Value::Kind::kExpr;
+        v.expr = it->second;
+        v.node = e;
+        return v;
+      }
+    }
+  }
   std::string name = DottedName(e);
   std::string root = name.substr(0, name.find('.'));
   if (!name.empty() && symbols_.Lookup(root) == nullptr) {
@@ -174,7 +198,7 @@ Value Lowerer::EvalAttribute(const PyExpr* e) {
   }
   Value base = Eval(e->items[0]);
   if (base.kind == Value::Kind::kModule) {
-    auto it = globals_.find(std::string(e->text));
+    auto it = globals_.find(e->text);
     if (it == globals_.end()) {
       Error(e, "module '" + base.s + "' has no function '" + std::string(e->text) + "'");
     }
@@ -285,7 +309,7 @@ Value Lowerer::EvalLambda(const PyExpr* e, DataType index_dtype) {
   lambda.args.push_back(ToAttr(body, e->items[0]));
   Value v;
   v.kind = Value::Kind::kAttr;
-  v.attr = ir::AttrValue(std::move(lambda));
+  v.attr = std::make_shared<const ir::AttrValue>(std::move(lambda));
   v.node = e;
   return v;
 }

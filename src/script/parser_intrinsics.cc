@@ -139,11 +139,11 @@ Value Lowerer::EvalTirBuiltin(const std::string& name, const PyExpr* call) {
     if (fn->kind != PyExprKind::kLambda) Error(fn, "T.index_map expects a lambda");
     ir::AttrCall index_map;
     index_map.callee = "T.index_map";
-    index_map.args.push_back(EvalLambda(fn, DataType::Int(64)).attr);
+    index_map.args.push_back(*EvalLambda(fn, DataType::Int(64)).attr);
     index_map.kwargs = std::move(kwargs);
     Value v;
     v.kind = Value::Kind::kAttr;
-    v.attr = ir::AttrValue(std::move(index_map));
+    v.attr = std::make_shared<const ir::AttrValue>(std::move(index_map));
     v.node = call;
     return v;
   }
@@ -200,7 +200,7 @@ Value Lowerer::EvalAttrCall(const std::string& callee, const PyExpr* call) {
   }
   Value v;
   v.kind = Value::Kind::kAttr;
-  v.attr = ir::AttrValue(std::move(attr_call));
+  v.attr = std::make_shared<const ir::AttrValue>(std::move(attr_call));
   v.node = call;
   return v;
 }

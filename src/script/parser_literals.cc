@@ -218,6 +218,16 @@ void SyntaxParser::DecodeString(const Token& token, std::string* out) const {
 // ---- Literals ----
 
 IntLiteralStatus DecodeIntLiteral(std::string_view text, int64_t* value) {
+  // Most literals: a few decimal digits (18 cannot overflow an int64).
+  if (!text.empty() && text.size() <= 18) {
+    int64_t v = 0;
+    size_t p = 0;
+    for (; p < text.size() && text[p] >= '0' && text[p] <= '9'; ++p) v = v * 10 + (text[p] - '0');
+    if (p == text.size()) {
+      *value = v;
+      return IntLiteralStatus::kOk;
+    }
+  }
   uint64_t base = 10;
   size_t p = 0;
   if (text.size() > 1 && text[0] == '0') {

@@ -22,7 +22,10 @@
 #ifndef PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
 #define PIPESPLIT_SRC_SCRIPT_PARSER_LOWER_H_
 
+#include <array>
+#include <bitset>
 #include <deque>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +44,20 @@
 #include "src/script/parser_ast.h"
 
 namespace pipesplit::script {
+
+// A hash of short names (identifiers) for the lowering's maps: FNV-1a, cheaper than
+// std::hash's on the few bytes of a name; transparent, so lookups take a string_view.
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const {
+    uint64_t h = 14695981039346656037ull;
+    for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+template <typename T>
+using NameMap = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
+using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
 
 // A Python-level value during evaluation.
 struct Value {
@@ -73,7 +90,8 @@ struct Value {
   ir::Expr expr;
   ir::StructInfo sinfo;
   std::vector<Value> items;
-  ir::AttrValue attr;
+  // kAttr (shared: most values have none, and a Value is copied and moved often)
+  std::shared_ptr<const ir::AttrValue> attr;
   const PyExpr* node = nullptr;  // the expression it was evaluated from (for locations)
 };
 
@@ -104,17 +122,19 @@ class SymbolTable {
 
  private:
   struct Entry {
-    std::string name;
+    const std::string* name;  // the key of its innermost_ node (nodes never move)
     Value value;
     int64_t shadowed;  // the entry this one hides, or -1
   };
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
   std::deque<Entry> entries_;  // a deque: growing never moves the (large) entries
   std::vector<size_t> frame_starts_;
-  std::unordered_map<std::string, int64_t, NameHash, std::equal_to<>> innermost_;
+  NameMap<int64_t> innermost_;
+  // The one-character names ever defined (never cleared): a lookup of an unbound one (the
+  // namespaces "R", "T", "I", looked up on each call) skips the hash table.
+  std::bitset<256> single_chars_defined_;
+  bool NeverDefined(std::string_view name) const {
+    return name.size() == 1 && !single_chars_defined_[static_cast<unsigned char>(name[0])];
+  }
 };
 
 // Per-function parsing state (nested functions get their own).
@@ -133,6 +153,8 @@ struct FunctionState {
     ++count;
     return name;
   }
+  // Advances the counter FreshName uses, without making the name.
+  void SkipFreshName(bool dataflow) { ++(dataflow ? lv_count : gv_count); }
   // Finished binding blocks of each open SeqExpr (function body, if branches).
   std::vector<std::vector<ir::BindingBlock>> seq_blocks;
   // Symbolic declarations found in the top-level body (`n = T.int32()`): their dtype decides
@@ -142,8 +164,8 @@ struct FunctionState {
   bool in_dataflow = false;
   bool dataflow_output_seen = false;
   size_t dataflow_stmt_index = 0;
-  std::unordered_map<std::string, size_t> dataflow_last_binding;  // name -> statement index
-  std::unordered_set<std::string> dataflow_outputs;               // names listed in R.output
+  NameMap<size_t> dataflow_last_binding;  // name -> statement index
+  NameSet dataflow_outputs;               // names listed in R.output
   std::vector<std::pair<std::string, ir::Var>> dataflow_output_vars;
   std::unordered_set<const ir::VarNode*> dataflow_emitted;
   // R.func_attr
@@ -252,8 +274,14 @@ class Lowerer {
   // ---- parser_call.cc ----
   // Binds the arguments of `call` to the parameters of a builtin with a fixed Python signature;
   // one node per parameter (null when not given). `call` may be a bare name (no arguments).
-  std::vector<const PyExpr*> BindArgs(const PyExpr* call, const std::string& display,
-                                      const std::vector<std::string_view>& params) const;
+  // At most kMaxBoundArgs parameters.
+  static constexpr size_t kMaxBoundArgs = 4;
+  struct BoundArgs {
+    std::array<const PyExpr*, kMaxBoundArgs> items{};
+    const PyExpr* operator[](size_t i) const { return items[i]; }
+  };
+  BoundArgs BindArgs(const PyExpr* call, std::string_view display,
+                     std::initializer_list<std::string_view> params) const;
   Value EvalCall(const PyExpr* e);
   Value EvalRelaxBuiltin(const std::string& name, const PyExpr* call);
   Value EvalTirBuiltin(const std::string& name, const PyExpr* call);
@@ -263,18 +291,21 @@ class Lowerer {
   Value CallOp(const std::string& op_name, const PyExpr* call);
   void DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
                      std::vector<ir::Expr>* args, ir::AttrMap* attrs);
-  Value CallOpWithArgs(const std::string& op_name, std::vector<Value> positional,
-                       std::vector<std::pair<const PyKeyword*, Value>> keywords,
+  // Takes the evaluated arguments (may modify them: call_tir's trailing symbolic arguments).
+  Value CallOpWithArgs(const std::string& op_name, std::vector<Value>& positional,
+                       std::vector<std::pair<const PyKeyword*, Value>>& keywords,
                        const PyExpr* call);
   Value CallPacked(const PyExpr* call);
   Value CallPyFunc(const PyExpr* call);
   Value CallValue(const Value& callee, const PyExpr* call);
-  std::vector<ir::StructInfo> ToSInfoArgs(const Value& v, bool fold_list, const PyExpr* node);
 
   // ---- parser_sinfo.cc ----
   // Evaluates an annotation to struct info (signature: strings may introduce symbolic vars).
   ir::StructInfo EvalSInfo(const PyExpr* e, bool signature);
   ir::StructInfo ToSInfo(const Value& v, const PyExpr* node);
+  // The struct info of an op call's sinfo_args / out_sinfo (a list folds into one tuple when
+  // `fold_list`).
+  std::vector<ir::StructInfo> ToSInfoArgs(const Value& v, bool fold_list, const PyExpr* node);
   Value MakeSInfo(const std::string& name, const PyExpr* call);
   ir::PrimExpr EvalDim(const PyExpr* e);
   std::vector<ir::PrimExpr> EvalDims(const PyExpr* e);
@@ -315,7 +346,7 @@ class Lowerer {
   bool uses_type_var_decls_ = false;  // module-level `n = TypeVar("n")`
   ir::IRModule module_;
   std::string module_name_;
-  std::unordered_map<std::string, ir::GlobalVar> globals_;
+  NameMap<ir::GlobalVar> globals_;
   std::unordered_map<std::string, Span> member_spans_;
   struct VDevice {
     std::string kind;
@@ -330,6 +361,24 @@ class Lowerer {
   // A copy of the file in which string dimensions holding escaped quotes
   // ("n * T.Cast(\"int32\", m)") read unescaped, at the same offsets (made on first use).
   std::unique_ptr<SourceFile> unescaped_file_;
+  // The last op looked up by name and the last dtype parsed from a string (consecutive
+  // bindings mostly repeat them: one string compare instead of a table lookup or a parse).
+  std::string last_op_name_;
+  ir::Op last_op_;
+  std::string last_relax_short_name_;  // R.<name> called last as an op, and its "relax.<name>"
+  std::string last_relax_op_name_;
+  std::string last_dtype_text_;
+  DataType last_dtype_;
+  // CallOp's argument vectors, reused (a stack: calls nest in arguments).
+  std::vector<std::vector<Value>> positional_pool_;
+  std::vector<std::vector<std::pair<const PyKeyword*, Value>>> keyword_pool_;
+  // CallOpWithArgs's working vectors (reused: no allocation per call).
+  std::vector<const Value*> scratch_bound_;
+  std::vector<const Value*> scratch_variadic_;
+  std::vector<std::pair<int, ir::Expr>> scratch_placed_;
+  std::vector<ir::Expr> scratch_ordered_;
+  // The op GetOp returns for `name`, through the one-entry cache above.
+  ir::Op CachedOp(const std::string& name);
 };
 
 // Leaf expressions and tuples: what TVM's normalizer leaves in place as an argument.

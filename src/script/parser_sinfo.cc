@@ -34,9 +34,16 @@ bool DimsIncompatible(const std::vector<ir::PrimExpr>& a, const std::vector<ir::
 
 ir::StructInfo Lowerer::EvalSInfo(const PyExpr* e, bool signature) {
   const PyExpr* callee = e->kind == PyExprKind::kCall ? e->items[0] : e;
-  std::string name = DottedName(callee);
-  if (name.rfind("R.", 0) == 0 && symbols_.Lookup("R") == nullptr && !IsSInfoName(name.substr(2))) {
-    Error(callee, "unknown struct info '" + name + "'");
+  // Most annotations: R.<struct info>(...), known without building the dotted name.
+  bool known = callee->kind == PyExprKind::kAttribute &&
+               callee->items[0]->kind == PyExprKind::kName && callee->items[0]->text == "R" &&
+               IsSInfoName(callee->text);
+  if (!known) {
+    std::string name = DottedName(callee);
+    if (name.rfind("R.", 0) == 0 && symbols_.Lookup("R") == nullptr &&
+        !IsSInfoName(name.substr(2))) {
+      Error(callee, "unknown struct info '" + name + "'");
+    }
   }
   if (e->kind == PyExprKind::kString) {
     Error(e, "expected struct info but found a string");
@@ -54,9 +61,37 @@ ir::StructInfo Lowerer::ToSInfo(const Value& v, const PyExpr* node) {
   Error(node, std::string("expected struct info but found ") + ValueKindName(v.kind));
 }
 
+std::vector<ir::StructInfo> Lowerer::ToSInfoArgs(const Value& v, bool fold_list,
+                                                 const PyExpr* node) {
+  std::vector<ir::StructInfo> out;
+  if (v.kind == Value::Kind::kNone) return out;
+  if (v.kind == Value::Kind::kTuple || v.kind == Value::Kind::kList) {
+    for (const Value& item : v.items) out.push_back(ToSInfo(item, item.node ? item.node : node));
+    if (fold_list && out.size() != 1) {
+      return {ir::Make<ir::TupleSInfoNode>(std::move(out), SpanOf(node))};
+    }
+    return out;
+  }
+  out.push_back(ToSInfo(v, node));
+  return out;
+}
+
 Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   Span span = SpanOf(call);
-  const std::string display = "R." + name;
+  // "R.<name>" for messages (a literal for the names handled: no string is built).
+  std::string_view display;
+  std::string unknown_display;
+  for (std::string_view known : {"R.Tensor", "R.Shape", "R.Tuple", "R.Object", "R.Any", "R.Prim",
+                                 "R.Callable", "R.PackedFunc"}) {
+    if (known.substr(2) == name) {
+      display = known;
+      break;
+    }
+  }
+  if (display.empty()) {
+    unknown_display = "R." + name;
+    display = unknown_display;
+  }
   Value result;
   result.kind = Value::Kind::kSInfo;
   result.node = call;
@@ -65,8 +100,11 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
   auto dtype_of = [&](const PyExpr* e) {
     if (e->kind != PyExprKind::kString) return ToDType(Eval(e), e);
     if (e->str.empty()) return DataType::Void();
+    if (!last_dtype_text_.empty() && e->str == last_dtype_text_) return last_dtype_;
     std::optional<DataType> dtype = DataType::Parse(e->str);
     if (!dtype) Error(e, "invalid dtype '" + std::string(e->str) + "'");
+    last_dtype_text_ = e->str;
+    last_dtype_ = *dtype;
     return *dtype;
   };
   if (name == "Tensor") {
@@ -200,7 +238,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     result.sinfo = ir::Make<ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false, span);
     return result;
   }
-  Error(call, "unknown struct info '" + display + "'");
+  Error(call, "unknown struct info '" + std::string(display) + "'");
 }
 
 ir::PrimExpr Lowerer::CheckShapeDim(ir::PrimExpr dim, const PyExpr* node) {
@@ -221,7 +259,11 @@ std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
   std::vector<ir::PrimExpr> dims;
   if (e->kind == PyExprKind::kTuple || e->kind == PyExprKind::kList) {
     dims.reserve(e->items.size());
-    for (const PyExpr* item : e->items) dims.push_back(CheckShapeDim(EvalDim(item), item));
+    for (const PyExpr* item : e->items) {
+      // A literal is an int64 IntImm (or an error): nothing to check.
+      dims.push_back(item->kind == PyExprKind::kInt ? EvalDim(item)
+                                                    : CheckShapeDim(EvalDim(item), item));
+    }
     return dims;
   }
   Value v = Eval(e);
@@ -240,7 +282,7 @@ ir::PrimExpr Lowerer::EvalDim(const PyExpr* e) {
   if (e->kind == PyExprKind::kInt) {  // most dims: straight to the IntImm (errors: below)
     int64_t value = 0;
     if (DecodeIntLiteral(e->text, &value) == IntLiteralStatus::kOk) {
-      return MakeIntImm(value, DataType::Int(64), e);
+      return ir::Make<ir::IntImmNode>(DataType::Int(64), value, SpanOf(e));  // always in range
     }
   }
   bool saved = create_symbols_;

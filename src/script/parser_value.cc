@@ -92,7 +92,7 @@ void SymbolTable::PopFrame() {
   size_t start = frame_starts_.back();
   for (size_t i = entries_.size(); i-- > start;) {
     const Entry& e = entries_[i];
-    auto it = innermost_.find(e.name);
+    auto it = innermost_.find(*e.name);
     if (e.shadowed < 0) {
       innermost_.erase(it);
     } else {
@@ -104,6 +104,7 @@ void SymbolTable::PopFrame() {
 }
 
 void SymbolTable::Define(std::string_view name, Value value) {
+  if (name.size() == 1) single_chars_defined_.set(static_cast<unsigned char>(name[0]));
   int64_t index = static_cast<int64_t>(entries_.size());
   auto [it, inserted] = innermost_.try_emplace(std::string(name), index);  // one hash
   if (!inserted && static_cast<size_t>(it->second) >= frame_starts_.back()) {
@@ -112,15 +113,17 @@ void SymbolTable::Define(std::string_view name, Value value) {
   }
   int64_t shadowed = inserted ? -1 : it->second;
   it->second = index;
-  entries_.push_back({std::string(name), std::move(value), shadowed});
+  entries_.emplace_back(&it->first, std::move(value), shadowed);
 }
 
 const Value* SymbolTable::Lookup(std::string_view name) const {
+  if (NeverDefined(name)) return nullptr;
   auto it = innermost_.find(name);
   return it == innermost_.end() ? nullptr : &entries_[static_cast<size_t>(it->second)].value;
 }
 
 bool SymbolTable::InInnermostFrame(std::string_view name) const {
+  if (NeverDefined(name)) return false;
   auto it = innermost_.find(name);
   return it != innermost_.end() && static_cast<size_t>(it->second) >= frame_starts_.back();
 }
@@ -274,7 +277,7 @@ ir::AttrValue Lowerer::ToAttr(const Value& v, const PyExpr* node) {
     case Value::Kind::kExpr:
       return ir::AttrValue(NormalizeArg(v.expr));
     case Value::Kind::kAttr:
-      return v.attr;
+      return *v.attr;
     case Value::Kind::kTuple:
     case Value::Kind::kList: {
       ir::AttrList list;
