@@ -4,6 +4,7 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_binding.cc
   parser_blocks.cc
   parser_call.cc
+  parser_call_packed.cc
   parser_eval.cc
   parser_function.cc
   parser_intrinsics.cc
