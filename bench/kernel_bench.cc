@@ -4,7 +4,6 @@
 // loop optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS
 // cblas_sgemm on one thread; the example Llama forward high-level and lowered.
 #include <benchmark/benchmark.h>
-#include <cblas.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -26,8 +25,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
 #include "src/cli/models/llama_example.h"
-
-extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
+#include "src/runtime/blas.h"
 
 namespace pipesplit {
 namespace {
@@ -211,11 +209,12 @@ BENCHMARK(BM_MatmulKernel512)
     ->UseRealTime();
 
 void BM_CblasSgemm512(benchmark::State& state) {
-  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(1);
+  const runtime::blas::Api& blas = runtime::blas::Get();  // the library the runtime opens
+  if (blas.set_num_threads != nullptr) blas.set_num_threads(1);
   std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2), c(kN * kN);
   for (auto _ : state) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1.0f, a.data(), kN, b.data(),
-                kN, 0.0f, c.data(), kN);
+    blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kN, kN, kN, 1.0f, a.data(), kN, b.data(),
+               kN, 0.0f, c.data(), kN);
     benchmark::DoNotOptimize(c.data());
   }
   SetGflops(state);

@@ -1,7 +1,5 @@
 // relax.matmul: batched, broadcasting matrix multiplication on OpenBLAS (float32/float64)
 // or plain loops (integers).
-#include <cblas.h>
-
 #include <algorithm>
 #include <atomic>
 #include <climits>
@@ -10,12 +8,9 @@
 
 #include "pipesplit/runtime/elementwise.h"
 #include "pipesplit/runtime/linalg.h"
+#include "src/runtime/blas.h"
 #include "src/runtime/kernel_util.h"
 #include "src/runtime/parallel.h"
-
-// OpenBLAS's thread control. Weak, so that linking against another BLAS still works (it then
-// simply is not called).
-extern "C" void openblas_set_num_threads(int num_threads) __attribute__((weak));
 
 namespace pipesplit::runtime {
 
@@ -23,13 +18,17 @@ namespace {
 
 std::atomic<int> blas_threads{1};
 
-void ApplyBlasThreads() {
-  if (openblas_set_num_threads != nullptr) openblas_set_num_threads(blas_threads.load());
+// Sets the loaded library's thread count (another BLAS has no such control: nothing to do).
+void ApplyBlasThreads(const blas::Api& api) {
+  if (api.set_num_threads != nullptr) api.set_num_threads(blas_threads.load());
 }
 
-void EnsureBlasConfigured() {
+// Loads OpenBLAS on the first gemm (src/runtime/blas.h says why) with the thread count set.
+const blas::Api& EnsureBlasConfigured() {
   static std::once_flag once;
-  std::call_once(once, ApplyBlasThreads);
+  const blas::Api& api = blas::Get();
+  std::call_once(once, [&] { ApplyBlasThreads(api); });
+  return api;
 }
 
 // The problem after 1-D promotion, transposition and batch broadcasting.
@@ -137,9 +136,10 @@ void RunGemm(bool ta, bool tb, const GemmTask<T>& t) {
       const int lda = static_cast<int>(t.lda), ldb = static_cast<int>(t.ldb);
       const int ldc = static_cast<int>(t.ldc);
       if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, opa, opb, m, n, k, 1.0f, t.a, lda, t.b, ldb, 0.0f, t.c, ldc);
+        blas::Get().sgemm(CblasRowMajor, opa, opb, m, n, k, 1.0f, t.a, lda, t.b, ldb, 0.0f, t.c,
+                          ldc);
       } else {
-        cblas_dgemm(CblasRowMajor, opa, opb, m, n, k, 1.0, t.a, lda, t.b, ldb, 0.0, t.c, ldc);
+        blas::Get().dgemm(CblasRowMajor, opa, opb, m, n, k, 1.0, t.a, lda, t.b, ldb, 0.0, t.c, ldc);
       }
       return;
     }
@@ -212,7 +212,7 @@ void AddTasks(std::vector<GemmTask<T>>* tasks, bool ta, bool tb, const GemmTask<
 
 void SetBlasThreads(int threads) {
   blas_threads.store(std::max(threads, 1));
-  ApplyBlasThreads();
+  if (blas::Loaded()) ApplyBlasThreads(blas::Get());  // else applied when it is loaded
 }
 
 int GetBlasThreads() { return blas_threads.load(); }
