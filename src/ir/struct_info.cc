@@ -2,6 +2,7 @@
 
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/map_on_change.h"
 #include "pipesplit/support/check.h"
 
 namespace pipesplit::ir {
@@ -40,119 +41,106 @@ StructInfo VoidSInfo() {
 
 namespace {
 
-// Maps `f` over a vector of PrimExprs; *changed is set when any element changed.
+// Rebuilds `sinfo` with every leaf (a struct info that is not a tuple or a callable) passed
+// through `leaf`, walking tuple fields and callable params and results; the same node when no
+// leaf changed.
 template <typename F>
-std::vector<PrimExpr> MapExprs(const std::vector<PrimExpr>& in, F&& f, bool* changed) {
-  std::vector<PrimExpr> out;
-  out.reserve(in.size());
-  for (const PrimExpr& e : in) {
-    out.push_back(f(e));
-    *changed |= out.back() != e;
-  }
-  return out;
-}
-
-// Rebuilds `sinfo` with every PrimExpr passed through `f`; same node when nothing changed.
-template <typename F>
-StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
+StructInfo MapLeaves(const StructInfo& sinfo, F&& leaf) {
+  auto map = [&](const StructInfo& s) { return MapLeaves(s, leaf); };
   switch (sinfo->kind()) {
-    case NodeKind::kPrimSInfo: {
-      const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
-      if (!n->value()) return sinfo;
-      PrimExpr v = f(n->value());
-      if (v == n->value()) return sinfo;
-      return Make<PrimSInfoNode>(n->dtype(), v, n->span());
-    }
-    case NodeKind::kShapeSInfo: {
-      const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
-      if (!n->values()) return sinfo;
-      bool changed = false;
-      auto values = MapExprs(*n->values(), f, &changed);
-      if (!changed) return sinfo;
-      return Make<ShapeSInfoNode>(std::move(values), n->span());
-    }
-    case NodeKind::kTensorSInfo: {
-      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
-      if (!n->shape()) return sinfo;
-      bool changed = false;
-      auto shape = MapExprs(*n->shape(), f, &changed);
-      if (!changed) return sinfo;
-      return Make<TensorSInfoNode>(std::move(shape), n->dtype(), n->vdevice(), n->span());
-    }
     case NodeKind::kTupleSInfo: {
       const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
-      bool changed = false;
       std::vector<StructInfo> fields;
-      fields.reserve(n->fields().size());
-      for (const StructInfo& field : n->fields()) {
-        fields.push_back(MapPrimExprs(field, f));
-        changed |= fields.back() != field;
-      }
-      if (!changed) return sinfo;
+      if (!MapOnChange(n->fields(), &fields, map)) return sinfo;
       return Make<TupleSInfoNode>(std::move(fields), n->span());
     }
     case NodeKind::kFuncSInfo: {
       const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
-      bool changed = false;
-      std::optional<std::vector<StructInfo>> params;
-      if (n->params()) {
-        params.emplace();
-        for (const StructInfo& p : *n->params()) {
-          params->push_back(MapPrimExprs(p, f));
-          changed |= params->back() != p;
-        }
-      }
-      StructInfo ret = MapPrimExprs(n->ret(), f);
-      changed |= ret != n->ret();
-      if (!changed) return sinfo;
+      std::vector<StructInfo> mapped;
+      bool params_changed = n->params() && MapOnChange(*n->params(), &mapped, map);
+      StructInfo ret = map(n->ret());
+      if (!params_changed && ret == n->ret()) return sinfo;
+      std::optional<std::vector<StructInfo>> params = n->params();
+      if (params_changed) params = std::move(mapped);
       return Make<FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span());
     }
     case NodeKind::kObjectSInfo:
+    case NodeKind::kPrimSInfo:
+    case NodeKind::kShapeSInfo:
+    case NodeKind::kTensorSInfo:
+      return leaf(sinfo);
     PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       return sinfo;
   }
   PS_UNREACHABLE();
 }
 
+// Calls `leaf` on every leaf of `sinfo` (see MapLeaves), in order.
 template <typename F>
-void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
+void ForEachLeaf(const StructInfo& sinfo, F&& leaf) {
   switch (sinfo->kind()) {
-    case NodeKind::kPrimSInfo: {
-      const auto* n = static_cast<const PrimSInfoNode*>(sinfo.get());
-      if (n->value()) f(n->value());
-      break;
-    }
-    case NodeKind::kShapeSInfo: {
-      const auto* n = static_cast<const ShapeSInfoNode*>(sinfo.get());
-      if (n->values()) {
-        for (const PrimExpr& e : *n->values()) f(e);
-      }
-      break;
-    }
-    case NodeKind::kTensorSInfo: {
-      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
-      if (n->shape()) {
-        for (const PrimExpr& e : *n->shape()) f(e);
-      }
-      break;
-    }
     case NodeKind::kTupleSInfo:
-      for (const StructInfo& field : static_cast<const TupleSInfoNode*>(sinfo.get())->fields()) {
-        ForEachPrimExpr(field, f);
+      for (const StructInfo& f : static_cast<const TupleSInfoNode*>(sinfo.get())->fields()) {
+        ForEachLeaf(f, leaf);
       }
       break;
     case NodeKind::kFuncSInfo: {
       const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
       if (n->params()) {
-        for (const StructInfo& p : *n->params()) ForEachPrimExpr(p, f);
+        for (const StructInfo& p : *n->params()) ForEachLeaf(p, leaf);
       }
-      ForEachPrimExpr(n->ret(), f);
+      ForEachLeaf(n->ret(), leaf);
       break;
     }
     case NodeKind::kObjectSInfo:
+    case NodeKind::kPrimSInfo:
+    case NodeKind::kShapeSInfo:
+    case NodeKind::kTensorSInfo:
+      leaf(sinfo);
+      break;
     PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
       break;
   }
+}
+
+// Rebuilds `sinfo` with every PrimExpr passed through `f`; same node when nothing changed.
+template <typename F>
+StructInfo MapPrimExprs(const StructInfo& sinfo, F&& f) {
+  return MapLeaves(sinfo, [&](const StructInfo& s) -> StructInfo {
+    std::vector<PrimExpr> mapped;
+    if (const auto* n = As<PrimSInfoNode>(s)) {
+      if (!n->value()) return s;
+      PrimExpr v = f(n->value());
+      return v == n->value() ? s : Make<PrimSInfoNode>(n->dtype(), v, n->span());
+    }
+    if (const auto* n = As<ShapeSInfoNode>(s)) {
+      if (!n->values() || !MapOnChange(*n->values(), &mapped, f)) return s;
+      return Make<ShapeSInfoNode>(std::move(mapped), n->span());
+    }
+    if (const auto* n = As<TensorSInfoNode>(s)) {
+      if (!n->shape() || !MapOnChange(*n->shape(), &mapped, f)) return s;
+      return Make<TensorSInfoNode>(std::move(mapped), n->dtype(), n->vdevice(), n->span());
+    }
+    return s;
+  });
+}
+
+// Calls `f` on every PrimExpr of `sinfo`, in order.
+template <typename F>
+void ForEachPrimExpr(const StructInfo& sinfo, F&& f) {
+  ForEachLeaf(sinfo, [&](const StructInfo& s) {
+    if (const auto* n = As<PrimSInfoNode>(s)) {
+      if (n->value()) f(n->value());
+    } else if (const auto* n = As<ShapeSInfoNode>(s)) {
+      if (n->values()) {
+        for (const PrimExpr& e : *n->values()) f(e);
+      }
+    } else if (const auto* n = As<TensorSInfoNode>(s)) {
+      if (n->shape()) {
+        for (const PrimExpr& e : *n->shape()) f(e);
+      }
+    }
+  });
 }
 
 bool AllProvablyEqual(const std::vector<PrimExpr>& a, const std::vector<PrimExpr>& b) {
@@ -368,79 +356,24 @@ bool StructInfoEqual(const StructInfo& a, const StructInfo& b, DimEquality dims)
 StructInfo SubstituteShapeVars(const StructInfo& sinfo,
                                const std::function<Ptr<VarNode>(const VarNode&)>& map) {
   if (!sinfo) return sinfo;
-  switch (sinfo->kind()) {
-    case NodeKind::kTensorSInfo: {
-      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
-      if (!n->shape_var()) return sinfo;
-      Ptr<VarNode> to = map(*n->shape_var());
-      if (to == nullptr || to == n->shape_var()) return sinfo;
-      if (!Is<ShapeSInfoNode>(to->struct_info())) {
-        return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice(), n->span());
-      }
-      return Make<TensorSInfoNode>(std::move(to), n->dtype(), n->vdevice(), n->span());
+  return MapLeaves(sinfo, [&](const StructInfo& s) -> StructInfo {
+    const auto* n = As<TensorSInfoNode>(s);
+    if (n == nullptr || !n->shape_var()) return s;
+    Ptr<VarNode> to = map(*n->shape_var());
+    if (to == nullptr || to == n->shape_var()) return s;
+    if (!Is<ShapeSInfoNode>(to->struct_info())) {
+      return Make<TensorSInfoNode>(n->dtype(), n->ndim(), n->vdevice(), n->span());
     }
-    case NodeKind::kTupleSInfo: {
-      const auto* n = static_cast<const TupleSInfoNode*>(sinfo.get());
-      bool changed = false;
-      std::vector<StructInfo> fields;
-      fields.reserve(n->fields().size());
-      for (const StructInfo& field : n->fields()) {
-        fields.push_back(SubstituteShapeVars(field, map));
-        changed |= fields.back() != field;
-      }
-      return changed ? Make<TupleSInfoNode>(std::move(fields), n->span()) : sinfo;
-    }
-    case NodeKind::kFuncSInfo: {
-      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
-      bool changed = false;
-      std::optional<std::vector<StructInfo>> params;
-      if (n->params()) {
-        params.emplace();
-        for (const StructInfo& p : *n->params()) {
-          params->push_back(SubstituteShapeVars(p, map));
-          changed |= params->back() != p;
-        }
-      }
-      StructInfo ret = SubstituteShapeVars(n->ret(), map);
-      changed |= ret != n->ret();
-      return changed ? Make<FuncSInfoNode>(std::move(params), ret, n->is_pure(), n->span()) : sinfo;
-    }
-    case NodeKind::kObjectSInfo:
-    case NodeKind::kPrimSInfo:
-    case NodeKind::kShapeSInfo:
-    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
-      return sinfo;
-  }
-  PS_UNREACHABLE();
+    return Make<TensorSInfoNode>(std::move(to), n->dtype(), n->vdevice(), n->span());
+  });
 }
 
 void VisitShapeVars(const StructInfo& sinfo, const std::function<void(const VarNode&)>& fn) {
   if (!sinfo) return;
-  switch (sinfo->kind()) {
-    case NodeKind::kTensorSInfo: {
-      const auto* n = static_cast<const TensorSInfoNode*>(sinfo.get());
-      if (n->shape_var()) fn(*n->shape_var());
-      break;
-    }
-    case NodeKind::kTupleSInfo:
-      for (const StructInfo& f : static_cast<const TupleSInfoNode*>(sinfo.get())->fields()) {
-        VisitShapeVars(f, fn);
-      }
-      break;
-    case NodeKind::kFuncSInfo: {
-      const auto* n = static_cast<const FuncSInfoNode*>(sinfo.get());
-      if (n->params()) {
-        for (const StructInfo& p : *n->params()) VisitShapeVars(p, fn);
-      }
-      VisitShapeVars(n->ret(), fn);
-      break;
-    }
-    case NodeKind::kObjectSInfo:
-    case NodeKind::kPrimSInfo:
-    case NodeKind::kShapeSInfo:
-    PIPESPLIT_KINDS_OUTSIDE_STRUCT_INFO:
-      break;
-  }
+  ForEachLeaf(sinfo, [&](const StructInfo& s) {
+    const auto* n = As<TensorSInfoNode>(s);
+    if (n != nullptr && n->shape_var()) fn(*n->shape_var());
+  });
 }
 
 }  // namespace pipesplit::ir
