@@ -6,6 +6,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
 
@@ -365,7 +366,15 @@ Value Lowerer::CallOpWithArgs(const std::string& op_name, std::vector<Value>& po
         keywords.emplace_back(&kTirVars, std::move(tir_vars));
       }
     }
-    // Scratch vectors kept across calls (no allocation per call; nothing below re-enters).
+    // Scratch vectors kept across calls (no allocation per call). Nothing below re-enters
+    // this function; the guard turns a future re-entry into a reported bug, not a silent
+    // overwrite of the vectors in use.
+    PS_CHECK(!in_scratch_call_) << "CallOpWithArgs re-entered while its scratch vectors are in use";
+    in_scratch_call_ = true;
+    struct Release {
+      bool* flag;
+      ~Release() { *flag = false; }
+    } release{&in_scratch_call_};
     std::vector<const Value*>& bound = scratch_bound_;
     std::vector<const Value*>& variadic = scratch_variadic_;
     bound.assign(params.size(), nullptr);

@@ -377,6 +377,7 @@ class Lowerer {
   std::vector<const Value*> scratch_variadic_;
   std::vector<std::pair<int, ir::Expr>> scratch_placed_;
   std::vector<ir::Expr> scratch_ordered_;
+  bool in_scratch_call_ = false;  // CallOpWithArgs is using the scratch vectors
   // The op GetOp returns for `name`, through the one-entry cache above.
   ir::Op CachedOp(const std::string& name);
 };
