@@ -8,9 +8,8 @@
 namespace pipesplit::runtime::detail {
 
 // Runs body(chunk) for every chunk in [0, chunks), on the calling thread and the pool's
-// workers; returns when all are done. The first exception thrown by a chunk is rethrown
-// here (other chunks may or may not have run). Nested calls from inside a chunk run
-// serially.
+// workers; returns when all are done. A chunk's exception is rethrown here (the lowest
+// failing chunk's, see support::ThreadPool). Nested calls from inside a chunk run serially.
 void ParallelFor(int64_t chunks, const std::function<void(int64_t)>& body);
 
 // Elements per chunk of the elementwise kernels.
