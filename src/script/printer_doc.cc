@@ -22,12 +22,53 @@ namespace {
 
 class Renderer {
  public:
-  explicit Renderer(std::string* out) : out_(out) {}
+  explicit Renderer(std::string* out, size_t indent = 0) : out_(out), indent_(indent) {}
 
   void Stmts(const std::vector<StmtDoc>& stmts) {
     for (size_t i = 0; i < stmts.size(); ++i) {
       if (i > 0) NewLine();
       Stmt(stmts[i]);
+    }
+  }
+
+  void Stmt(const StmtDoc& s) {
+    switch (s.kind) {
+      case StmtDoc::Kind::kLine:
+      case StmtDoc::Kind::kRendered:
+        *out_ += s.text;
+        break;
+      case StmtDoc::Kind::kComment:
+        Comment(s.text);
+        break;
+      case StmtDoc::Kind::kScope:
+        *out_ += s.text;
+        Block(s.body);
+        break;
+      case StmtDoc::Kind::kIf:
+        *out_ += "if ";
+        *out_ += s.text;
+        *out_ += ':';
+        Block(s.body);
+        if (!s.else_body.empty()) {
+          NewLine();
+          *out_ += "else:";
+          Block(s.else_body);
+        }
+        break;
+      case StmtDoc::Kind::kFunction:
+        Decorators(s.decorators);
+        *out_ += s.text;
+        Block(s.body);
+        *out_ += '\n';
+        break;
+      case StmtDoc::Kind::kClass:
+        Decorators(s.decorators);
+        *out_ += s.text;
+        Block(s.body);
+        break;
+      case StmtDoc::Kind::kVerbatim:
+        Verbatim(s.text);
+        break;
     }
   }
 
@@ -118,51 +159,15 @@ class Renderer {
     *out_ += '\n';
   }
 
-  void Stmt(const StmtDoc& s) {
-    switch (s.kind) {
-      case StmtDoc::Kind::kLine:
-        *out_ += s.text;
-        break;
-      case StmtDoc::Kind::kComment:
-        Comment(s.text);
-        break;
-      case StmtDoc::Kind::kScope:
-        *out_ += s.text;
-        Block(s.body);
-        break;
-      case StmtDoc::Kind::kIf:
-        *out_ += "if ";
-        *out_ += s.text;
-        *out_ += ':';
-        Block(s.body);
-        if (!s.else_body.empty()) {
-          NewLine();
-          *out_ += "else:";
-          Block(s.else_body);
-        }
-        break;
-      case StmtDoc::Kind::kFunction:
-        Decorators(s.decorators);
-        *out_ += s.text;
-        Block(s.body);
-        *out_ += '\n';
-        break;
-      case StmtDoc::Kind::kClass:
-        Decorators(s.decorators);
-        *out_ += s.text;
-        Block(s.body);
-        break;
-      case StmtDoc::Kind::kVerbatim:
-        Verbatim(s.text);
-        break;
-    }
-  }
-
   std::string* out_;
-  size_t indent_ = 0;
+  size_t indent_;
 };
 
 }  // namespace
+
+void RenderStmtAt(const StmtDoc& stmt, size_t indent, std::string* out) {
+  Renderer(out, indent).Stmt(stmt);
+}
 
 void RenderStmts(const std::vector<StmtDoc>& stmts, std::string* out) {
   size_t start = out->size();

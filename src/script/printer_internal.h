@@ -67,6 +67,7 @@ struct StmtDoc {
     kFunction,  // decorators, text ("def f(...) -> R:") + body, then an empty line
     kClass,     // decorators, text ("class Module:") + body
     kVerbatim,  // opaque text (a PrimFunc): first line at the indentation, others re-indented
+    kRendered,  // text rendered at the indentation it lands at (RenderStmtAt), copied as is
   };
   Kind kind = Kind::kLine;
   std::string text;
@@ -82,6 +83,9 @@ struct StmtDoc {
 // (4-space indents, "pass" for an empty body, an empty line after each def), with trailing
 // whitespace removed. Appends to *out.
 void RenderStmts(const std::vector<StmtDoc>& stmts, std::string* out);
+// Renders one statement as it would be rendered at `indent` spaces, without the indentation of
+// its first line (a kRendered doc at that indentation reproduces it). Appends to *out.
+void RenderStmtAt(const StmtDoc& stmt, size_t indent, std::string* out);
 
 // ---- Names ----
 
@@ -271,6 +275,9 @@ class Printer {
   // ---- module (printer_module.cc) ----
   std::vector<StmtDoc> HeaderComments() const;
   void PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out);
+  // One member of the module class, rendered at the class body's indentation; `type_vars`
+  // receives the TypeVar names a Relax function declares.
+  StmtDoc Member(const ir::IRModule::Member& member, std::vector<std::string>* type_vars);
 
   Config config_;
   const ir::IRModule* mod_;

@@ -4,6 +4,8 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/script/printer.h"
+#include "pipesplit/support/check.h"
+#include "pipesplit/support/thread_pool.h"
 #include "src/script/printer_internal.h"
 #include "src/script/printer_tir.h"
 
@@ -41,6 +43,28 @@ void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>*
   out->push_back(std::move(doc));
 }
 
+StmtDoc Printer::Member(const ir::IRModule::Member& member, std::vector<std::string>* type_vars) {
+  FrameScope frame(this);
+  frame->is_relax = false;
+  names_.Reserve("Module");
+  std::vector<StmtDoc> docs;
+  const std::string& name = member.gvar->name_hint();
+  if (const auto* prim = ir::As<ir::PrimFuncNode>(member.func)) {
+    PrimFuncMember(*prim, &docs);
+  } else if (const auto* ext = ir::As<ir::ExternFuncNode>(member.func)) {
+    std::string line = name + " = ";
+    ExternFuncExpr(*ext, &line);
+    docs.push_back(StmtDoc::Line(std::move(line)));
+  } else if (const auto* func = ir::As<ir::FunctionNode>(member.func)) {
+    docs = Function(*func, name, /*top_level=*/true, type_vars);
+  }
+  PS_CHECK(!docs.empty()) << "module member '" << name << "' of an unknown kind";
+  StmtDoc rendered;
+  rendered.kind = StmtDoc::Kind::kRendered;
+  RenderStmtAt(docs.back(), /*indent=*/4, &rendered.text);
+  return rendered;
+}
+
 std::string Printer::Module() {
   FrameScope frame(this);
   frame->is_relax = false;
@@ -68,26 +92,31 @@ std::string Printer::Module() {
     if (pa != pb) return pa < pb;
     return a->gvar->name_hint() < b->gvar->name_hint();
   });
+  // Members are printed side by side, each by a printer of its own, and rendered at the class
+  // body's indentation. A member's names are freed when it ends, so each starts from the names
+  // reserved here, as it would after the members before it.
+  struct Printed {
+    StmtDoc doc;
+    std::vector<std::string> type_vars;
+    uint32_t usage = 0;
+  };
+  std::vector<Printed> printed(members.size());
+  support::CompileParallelFor(static_cast<int64_t>(members.size()), [&](int64_t i) {
+    Printer member_printer(config_, mod_);
+    Printed& p = printed[static_cast<size_t>(i)];
+    p.doc = member_printer.Member(*members[static_cast<size_t>(i)], &p.type_vars);
+    p.usage = member_printer.usage_;
+  });
   std::vector<StmtDoc> type_var_decls;
   std::unordered_set<std::string> declared_type_vars;
-  for (const ir::IRModule::Member* m : members) {
-    const std::string& name = m->gvar->name_hint();
-    if (const auto* prim = ir::As<ir::PrimFuncNode>(m->func)) {
-      PrimFuncMember(*prim, &body);
-    } else if (const auto* ext = ir::As<ir::ExternFuncNode>(m->func)) {
-      std::string line = name + " = ";
-      ExternFuncExpr(*ext, &line);
-      body.push_back(StmtDoc::Line(std::move(line)));
-    } else if (const auto* func = ir::As<ir::FunctionNode>(m->func)) {
-      std::vector<std::string> tvars;
-      std::vector<StmtDoc> docs = Function(*func, name, /*top_level=*/true, &tvars);
-      for (const std::string& v : tvars) {
-        if (declared_type_vars.insert(v).second) {
-          type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
-        }
+  for (Printed& p : printed) {
+    usage_ |= p.usage;
+    for (const std::string& v : p.type_vars) {
+      if (declared_type_vars.insert(v).second) {
+        type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
       }
-      body.push_back(std::move(docs.back()));
     }
+    body.push_back(std::move(p.doc));
   }
   usage_ |= kUseIr;
   StmtDoc cls;
