@@ -37,6 +37,8 @@
 #include "pipesplit/ir/block_builder.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/ir/op.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/source.h"
@@ -45,8 +47,9 @@
 
 namespace pipesplit::script {
 
-// A hash of short names (identifiers) for the lowering's maps: FNV-1a, cheaper than
-// std::hash's on the few bytes of a name; transparent, so lookups take a string_view.
+// A hash of short names (identifiers) for the lowering's maps (abseil's flat maps): FNV-1a,
+// cheaper than std::hash's on the few bytes of a name; transparent, so lookups take a
+// string_view (Debian's abseil has its own string_view, which its default hash requires).
 struct NameHash {
   using is_transparent = void;
   size_t operator()(std::string_view s) const {
@@ -56,8 +59,8 @@ struct NameHash {
   }
 };
 template <typename T>
-using NameMap = std::unordered_map<std::string, T, NameHash, std::equal_to<>>;
-using NameSet = std::unordered_set<std::string, NameHash, std::equal_to<>>;
+using NameMap = absl::flat_hash_map<std::string, T, NameHash, std::equal_to<>>;
+using NameSet = absl::flat_hash_set<std::string, NameHash, std::equal_to<>>;
 
 // A Python-level value during evaluation.
 struct Value {
@@ -122,7 +125,7 @@ class SymbolTable {
 
  private:
   struct Entry {
-    const std::string* name;  // the key of its innermost_ node (nodes never move)
+    std::string name;
     Value value;
     int64_t shadowed;  // the entry this one hides, or -1
   };
@@ -167,7 +170,7 @@ struct FunctionState {
   NameMap<size_t> dataflow_last_binding;  // name -> statement index
   NameSet dataflow_outputs;               // names listed in R.output
   std::vector<std::pair<std::string, ir::Var>> dataflow_output_vars;
-  std::unordered_set<const ir::VarNode*> dataflow_emitted;
+  absl::flat_hash_set<const ir::VarNode*> dataflow_emitted;
   // R.func_attr
   bool has_attrs = false;
   ir::AttrMap attrs;

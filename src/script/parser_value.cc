@@ -92,7 +92,7 @@ void SymbolTable::PopFrame() {
   size_t start = frame_starts_.back();
   for (size_t i = entries_.size(); i-- > start;) {
     const Entry& e = entries_[i];
-    auto it = innermost_.find(*e.name);
+    auto it = innermost_.find(e.name);
     if (e.shadowed < 0) {
       innermost_.erase(it);
     } else {
@@ -113,7 +113,7 @@ void SymbolTable::Define(std::string_view name, Value value) {
   }
   int64_t shadowed = inserted ? -1 : it->second;
   it->second = index;
-  entries_.emplace_back(&it->first, std::move(value), shadowed);
+  entries_.emplace_back(std::string(name), std::move(value), shadowed);
 }
 
 const Value* SymbolTable::Lookup(std::string_view name) const {
