@@ -90,6 +90,16 @@ void SymbolTable::PushFrame() { frame_starts_.push_back(entries_.size()); }
 
 void SymbolTable::PopFrame() {
   size_t start = frame_starts_.back();
+  if (entries_.size() - start > start + 64) {
+    // A big frame (a function body) over a small rest (the module's names): rebuilding the
+    // map from the rest is cheaper than erasing each name. The last entry of a name is its
+    // innermost one.
+    entries_.resize(start);
+    frame_starts_.pop_back();
+    innermost_.clear();
+    for (size_t i = 0; i < start; ++i) innermost_[entries_[i].name] = static_cast<int64_t>(i);
+    return;
+  }
   for (size_t i = entries_.size(); i-- > start;) {
     const Entry& e = entries_[i];
     auto it = innermost_.find(e.name);

@@ -109,6 +109,7 @@ std::string Printer::Module() {
   });
   std::vector<StmtDoc> type_var_decls;
   std::unordered_set<std::string> declared_type_vars;
+  size_t members_size = 0;  // to reserve the output once
   for (Printed& p : printed) {
     usage_ |= p.usage;
     for (const std::string& v : p.type_vars) {
@@ -116,6 +117,7 @@ std::string Printer::Module() {
         type_var_decls.push_back(StmtDoc::Line(v + " = TypeVar(" + QuoteString(v) + ")"));
       }
     }
+    members_size += p.doc.text.size() + 8;
     body.push_back(std::move(p.doc));
   }
   usage_ |= kUseIr;
@@ -131,6 +133,7 @@ std::string Printer::Module() {
         StmtDoc::Comment("Metadata omitted. Use show_meta=True in script() method to show it."));
   }
   std::string out;
+  out.reserve(members_size + 4096);
   if (usage_ & kUseFuture) out += "from __future__ import annotations\n\n";
   RenderStmts(file, &out);
   out += '\n';
