@@ -36,6 +36,7 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/thread_pool.h"
 #include "src/transform/passes.h"
 
 namespace pipesplit::transform {
@@ -127,6 +128,25 @@ class StageMutator : public ir::ExprMutator {
     return ir::Make<ir::VarBindingNode>(out->var(), value, out->span());
   }
 
+  // VisitBinding's result, computed directly for the common binding of a static model (a
+  // call_tir of vars): a var binding whose var keeps its kind and has a struct info without
+  // symbolic parts, and whose value is built of vars, leaves, tuples and calls whose struct
+  // infos have no symbolic parts either. Only var uses can change there, and they are looked
+  // up as ExprMutator would. nullptr when the binding needs the full walk.
+  ir::Binding FastVisitBinding(const ir::Binding& binding) {
+    if (binding->kind() != ir::NodeKind::kVarBinding || !in_dataflow_) return nullptr;
+    const ir::Var& var = binding->var();
+    // Kept only when its kind stays (dataflow unless it is an output).
+    if (var->is_dataflow() == (outputs_->count(var.get()) != 0)) return nullptr;
+    const ir::StructInfo& sinfo = var->struct_info();
+    // A kept shape var is recorded in the remap by VisitVarDef: left to the walk.
+    if (ir::Is<ir::ShapeSInfoNode>(sinfo) || !IsStatic(sinfo)) return nullptr;
+    Expr value = FastVisit(binding->value());
+    if (value == nullptr) return nullptr;
+    if (value == binding->value()) return binding;
+    return ir::Make<ir::VarBindingNode>(var, std::move(value), binding->span());
+  }
+
   void set_in_dataflow(bool v) { in_dataflow_ = v; }
 
  protected:
@@ -147,6 +167,109 @@ class StageMutator : public ir::ExprMutator {
     bool found = false;
     ir::VisitShapeVars(sinfo, [&](const ir::VarNode&) { found = true; });
     return found;
+  }
+
+  // A struct info without symbolic vars or shape vars: every visit returns it as it is.
+  static bool IsStatic(const ir::StructInfo& sinfo) {
+    if (sinfo == nullptr) return true;
+    switch (sinfo->kind()) {
+      case ir::NodeKind::kObjectSInfo:
+        return true;
+      case ir::NodeKind::kTensorSInfo: {
+        const auto& tensor = static_cast<const ir::TensorSInfoNode&>(*sinfo);
+        return tensor.shape_var() == nullptr && (!tensor.shape() || AllConst(*tensor.shape()));
+      }
+      case ir::NodeKind::kPrimSInfo: {
+        const ir::PrimExpr& value = static_cast<const ir::PrimSInfoNode&>(*sinfo).value();
+        return value == nullptr || value->kind() == ir::NodeKind::kIntImm;
+      }
+      case ir::NodeKind::kShapeSInfo: {
+        const auto& values = static_cast<const ir::ShapeSInfoNode&>(*sinfo).values();
+        return !values || AllConst(*values);
+      }
+      case ir::NodeKind::kTupleSInfo:
+        for (const ir::StructInfo& f : static_cast<const ir::TupleSInfoNode&>(*sinfo).fields()) {
+          if (!IsStatic(f)) return false;
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  static bool AllConst(const std::vector<ir::PrimExpr>& dims) {
+    for (const ir::PrimExpr& d : dims) {
+      if (d == nullptr || d->kind() != ir::NodeKind::kIntImm) return false;
+    }
+    return true;
+  }
+
+  // ExprMutator::VisitExpr(e) for the expressions FastVisitBinding takes; nullptr otherwise.
+  Expr FastVisit(const Expr& e) {
+    switch (e->kind()) {
+      case ir::NodeKind::kVar:
+      case ir::NodeKind::kDataflowVar: {
+        auto it = var_remap_.find(static_cast<const ir::VarNode*>(e.get()));
+        return it == var_remap_.end() ? e : it->second;
+      }
+      case ir::NodeKind::kGlobalVar:
+      case ir::NodeKind::kConstant:
+      case ir::NodeKind::kStringImm:
+      case ir::NodeKind::kDataTypeImm:
+      case ir::NodeKind::kOp:
+      case ir::NodeKind::kExternFunc:
+        return e;
+      case ir::NodeKind::kPrimValue: {
+        const ir::PrimExpr& value = static_cast<const ir::PrimValueNode&>(*e).value();
+        return value == nullptr || value->kind() == ir::NodeKind::kIntImm ? e : nullptr;
+      }
+      case ir::NodeKind::kShapeExpr:
+        return AllConst(static_cast<const ir::ShapeExprNode&>(*e).values()) ? e : nullptr;
+      case ir::NodeKind::kTuple: {
+        const auto& tuple = static_cast<const ir::TupleNode&>(*e);
+        std::vector<Expr> fields;
+        if (!FastVisitAll(tuple.fields(), &fields)) return nullptr;
+        if (fields.empty()) return e;
+        std::vector<ir::StructInfo> sinfo;
+        sinfo.reserve(fields.size());
+        for (const Expr& f : fields) sinfo.push_back(f->struct_info());
+        return ir::Make<ir::TupleNode>(std::move(fields), ir::TupleSInfo(std::move(sinfo)),
+                                       tuple.span());
+      }
+      case ir::NodeKind::kCall: {
+        const auto& call = static_cast<const ir::CallNode&>(*e);
+        if (!IsStatic(call.struct_info())) return nullptr;
+        for (const ir::StructInfo& s : call.sinfo_args()) {
+          if (!IsStatic(s)) return nullptr;
+        }
+        Expr op = FastVisit(call.op());
+        if (op == nullptr) return nullptr;
+        std::vector<Expr> args;
+        if (!FastVisitAll(call.args(), &args)) return nullptr;
+        if (op == call.op() && args.empty()) return e;
+        return ir::Make<ir::CallNode>(std::move(op), args.empty() ? call.args() : std::move(args),
+                                      call.attrs(), call.sinfo_args(), call.struct_info(),
+                                      call.span());
+      }
+      default:  // tuple items, nested scopes, branches: the full walk
+        return nullptr;
+    }
+  }
+
+  // Visits every item; false when one is not fast. `out` stays empty when none changed
+  // (as MapOnChange), else holds every result.
+  bool FastVisitAll(const std::vector<Expr>& in, std::vector<Expr>* out) {
+    for (size_t i = 0; i < in.size(); ++i) {
+      Expr r = FastVisit(in[i]);
+      if (r == nullptr) return false;
+      if (out->empty()) {
+        if (r == in[i]) continue;
+        out->reserve(in.size());
+        out->assign(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      out->push_back(std::move(r));
+    }
+    return true;
   }
 
   void Copy(const ir::TirVar& v) {
@@ -233,7 +356,8 @@ class StageBuilder {
                        &block_outputs);
         continue;
       }
-      ir::Binding rewritten = mutator.VisitBinding(b);
+      ir::Binding rewritten = mutator.FastVisitBinding(b);  // most bindings
+      if (rewritten == nullptr) rewritten = mutator.VisitBinding(b);
       bb.EmitNormalized(rewritten);
       if (outputs_.count(b->var().get())) block_outputs.push_back(rewritten->var());
     }
@@ -242,13 +366,22 @@ class StageBuilder {
     // Sends, after the dataflow block, in boundary order.
     std::vector<Expr> results;
     if (s_ < last) {
+      // The names BlockBuilder::Emit would give ("gv", "gv1", ...), from the only names that
+      // can collide with them: those of the block's vars that start with "gv" (the builder's
+      // own table would first record every name of the stage).
+      ir::NameSupply send_names;
+      for (const ir::Binding& b : blocks[0]->bindings()) {
+        const std::string& name = b->var()->name_hint();
+        if (name.compare(0, 2, "gv") == 0) send_names.Reserve(name);
+      }
       bb.BeginBindingBlock();
       for (const Var& v : sent) {
         Expr value = mutator.VisitExpr(v);
-        bb.Emit(ir::Make<ir::CallNode>(ir::Make<ir::ExternFuncNode>(ir::protocol::kSendToNextGroup),
-                                       std::vector<Expr>{value}, ir::AttrMap{},
-                                       std::vector<ir::StructInfo>{}, ir::ObjectSInfo()),
-                "gv");
+        Expr send = bb.Normalize(ir::Make<ir::CallNode>(
+            ir::Make<ir::ExternFuncNode>(ir::protocol::kSendToNextGroup), std::vector<Expr>{value},
+            ir::AttrMap{}, std::vector<ir::StructInfo>{}, ir::ObjectSInfo()));
+        Var gv = ir::MakeVar(send_names.FreshName("gv"), send->struct_info(), false);
+        bb.EmitNormalized(ir::Make<ir::VarBindingNode>(gv, send, Span{}));
       }
       blocks.push_back(bb.EndBlock());
       for (const Var& v : block_outputs) results.push_back(v);
@@ -344,10 +477,23 @@ class StageBuilder {
     ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
-    Expr read = ir::MakeExternCall(ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem,
-                                   {packed, ir::Make<ir::PrimValueNode>(ir::IntImm(index))},
-                                   {declared}, declared);
-    Var var = ir::MakeVar(b->var()->name_hint(), declared, cast || !output, b->var()->span());
+    // MakeExternCall's call, with the op and the callee made once per stage.
+    if (tuple_getitem_ == nullptr) {
+      call_pure_packed_ = ir::GetOp(ir::protocol::kCallPurePacked);
+      tuple_getitem_ = ir::Make<ir::ExternFuncNode>(ir::protocol::kTupleGetItem);
+    }
+    Expr read = ir::Make<ir::CallNode>(
+        call_pure_packed_,
+        std::vector<Expr>{tuple_getitem_, packed, ir::Make<ir::PrimValueNode>(ir::IntImm(index))},
+        ir::AttrMap{}, std::vector<ir::StructInfo>{declared}, declared);
+    // The original var when the stage's copy would be identical (its type has no symbolic
+    // part and it keeps its kind): the function it came from is replaced by the dispatcher,
+    // and the bindings that use it then stay as they are (StageMutator::FastVisitBinding).
+    const Var& original = b->var();
+    bool reuse = !cast && declared == original->struct_info() && original->is_dataflow() == !output;
+    Var var = reuse
+                  ? original
+                  : ir::MakeVar(original->name_hint(), declared, cast || !output, original->span());
     bb.EmitNormalized(ir::Make<ir::VarBindingNode>(var, read, b->span()));
     if (cast) {
       Var cast_var = ir::MakeVar(b->var()->name_hint() + "_cast", full, !output);
@@ -355,7 +501,7 @@ class StageBuilder {
       var = cast_var;
     }
     if (output) outputs->push_back(var);
-    mutator.Remap(b->var().get(), var);
+    if (!reuse) mutator.Remap(original.get(), var);
   }
 
   const StagePlan& plan_;
@@ -364,6 +510,7 @@ class StageBuilder {
   Var dispatcher_packed_;
   ir::TirVarMap symbols_;
   std::unordered_set<const ir::VarNode*> outputs_;
+  Expr call_pure_packed_, tuple_getitem_;  // shared by the stage's weight reads
 };
 
 ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
@@ -428,15 +575,26 @@ ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePla
   ir::IRModule out = mod;
   for (const StagePlan& plan : built) {
     Var packed = ir::MakeVar(ir::protocol::kPackedParams, ir::ObjectSInfo());
-    std::vector<StageFunction> stages;
+    // Stage s is built after the name of stage s is checked: stages before the first taken
+    // name are built (side by side, each into its own slot, reading only the plan), then the
+    // name is reported, so the error is the one a serial loop would raise first.
+    std::vector<std::string> names;
+    int buildable = plan.num_stages;
     for (int s = 0; s < plan.num_stages; ++s) {
-      std::string name = plan.gvar->name_hint() + "_stage" + std::to_string(s);
-      if (out.Find(name) != nullptr) {
-        ThrowError(plan.func->span(), "cannot split '" + plan.gvar->name_hint() +
-                                          "': the module already has a member named '" + name +
-                                          "'");
+      names.push_back(plan.gvar->name_hint() + "_stage" + std::to_string(s));
+      if (out.Find(names.back()) != nullptr) {
+        buildable = s;
+        break;
       }
-      stages.push_back(StageBuilder(plan, s, packed).Build(name));
+    }
+    std::vector<StageFunction> stages(buildable);
+    support::CompileParallelFor(buildable, [&](int64_t s) {
+      stages[s] = StageBuilder(plan, static_cast<int>(s), packed).Build(names[s]);
+    });
+    if (buildable < plan.num_stages) {
+      ThrowError(plan.func->span(), "cannot split '" + plan.gvar->name_hint() +
+                                        "': the module already has a member named '" +
+                                        names[buildable] + "'");
     }
     out.Update(plan.gvar, BuildDispatcher(plan, packed, stages));
     for (StageFunction& stage : stages) out.Add(stage.gvar, stage.func);
