@@ -38,6 +38,7 @@
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/thread_pool.h"
 #include "src/transform/passes.h"
+#include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -140,7 +141,7 @@ class StageMutator : public ir::ExprMutator {
     if (var->is_dataflow() == (outputs_->count(var.get()) != 0)) return nullptr;
     const ir::StructInfo& sinfo = var->struct_info();
     // A kept shape var is recorded in the remap by VisitVarDef: left to the walk.
-    if (ir::Is<ir::ShapeSInfoNode>(sinfo) || !IsStatic(sinfo)) return nullptr;
+    if (ir::Is<ir::ShapeSInfoNode>(sinfo) || !IsStaticStructInfo(sinfo)) return nullptr;
     Expr value = FastVisit(binding->value());
     if (value == nullptr) return nullptr;
     if (value == binding->value()) return binding;
@@ -169,41 +170,6 @@ class StageMutator : public ir::ExprMutator {
     return found;
   }
 
-  // A struct info without symbolic vars or shape vars: every visit returns it as it is.
-  static bool IsStatic(const ir::StructInfo& sinfo) {
-    if (sinfo == nullptr) return true;
-    switch (sinfo->kind()) {
-      case ir::NodeKind::kObjectSInfo:
-        return true;
-      case ir::NodeKind::kTensorSInfo: {
-        const auto& tensor = static_cast<const ir::TensorSInfoNode&>(*sinfo);
-        return tensor.shape_var() == nullptr && (!tensor.shape() || AllConst(*tensor.shape()));
-      }
-      case ir::NodeKind::kPrimSInfo: {
-        const ir::PrimExpr& value = static_cast<const ir::PrimSInfoNode&>(*sinfo).value();
-        return value == nullptr || value->kind() == ir::NodeKind::kIntImm;
-      }
-      case ir::NodeKind::kShapeSInfo: {
-        const auto& values = static_cast<const ir::ShapeSInfoNode&>(*sinfo).values();
-        return !values || AllConst(*values);
-      }
-      case ir::NodeKind::kTupleSInfo:
-        for (const ir::StructInfo& f : static_cast<const ir::TupleSInfoNode&>(*sinfo).fields()) {
-          if (!IsStatic(f)) return false;
-        }
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  static bool AllConst(const std::vector<ir::PrimExpr>& dims) {
-    for (const ir::PrimExpr& d : dims) {
-      if (d == nullptr || d->kind() != ir::NodeKind::kIntImm) return false;
-    }
-    return true;
-  }
-
   // ExprMutator::VisitExpr(e) for the expressions FastVisitBinding takes; nullptr otherwise.
   Expr FastVisit(const Expr& e) {
     switch (e->kind()) {
@@ -224,7 +190,7 @@ class StageMutator : public ir::ExprMutator {
         return value == nullptr || value->kind() == ir::NodeKind::kIntImm ? e : nullptr;
       }
       case ir::NodeKind::kShapeExpr:
-        return AllConst(static_cast<const ir::ShapeExprNode&>(*e).values()) ? e : nullptr;
+        return AllConstDims(static_cast<const ir::ShapeExprNode&>(*e).values()) ? e : nullptr;
       case ir::NodeKind::kTuple: {
         const auto& tuple = static_cast<const ir::TupleNode&>(*e);
         std::vector<Expr> fields;
@@ -238,9 +204,9 @@ class StageMutator : public ir::ExprMutator {
       }
       case ir::NodeKind::kCall: {
         const auto& call = static_cast<const ir::CallNode&>(*e);
-        if (!IsStatic(call.struct_info())) return nullptr;
+        if (!IsStaticStructInfo(call.struct_info())) return nullptr;
         for (const ir::StructInfo& s : call.sinfo_args()) {
-          if (!IsStatic(s)) return nullptr;
+          if (!IsStaticStructInfo(s)) return nullptr;
         }
         Expr op = FastVisit(call.op());
         if (op == nullptr) return nullptr;
