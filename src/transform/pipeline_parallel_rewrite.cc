@@ -20,6 +20,9 @@
 //     by a Relax shape var (R.Tensor(s, ...)) keeps `s` only where the stage's copy of it is
 //     in scope (not in another stage, not in an output of the dataflow block when `s` stays
 //     inside): elsewhere it keeps only the rank.
+//     Stages are built side by side (CompileParallelFor; each reads the plan, writes its own
+//     slot: the same module for every thread count). Static bindings skip the mutator walk
+//     (FastVisitBinding); a static weight read keeps its var, so its users stay unchanged.
 //  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
 //  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
 //     mismatch is an internal error).
@@ -36,6 +39,7 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/pointer_map.h"
 #include "pipesplit/support/thread_pool.h"
 #include "src/transform/passes.h"
 #include "src/transform/pipeline_symbols.h"
@@ -54,8 +58,11 @@ class StageMutator : public ir::ExprMutator {
   StageMutator(ir::TirVarMap* symbols, const std::unordered_set<const ir::VarNode*>* outputs)
       : symbols_(symbols), outputs_(outputs) {}
 
-  void Remap(const ir::VarNode* from, Var to) { var_remap_[from] = std::move(to); }
-  void ReserveVars(size_t n) { var_remap_.reserve(n); }  // no rehashing while the stage grows
+  void Remap(const ir::VarNode* from, Var to) { SetRemap(from, std::move(to)); }
+  void ReserveVars(size_t n) {  // no rehashing while the stage grows
+    var_remap_.reserve(n);
+    remapped_.Reserve(n);
+  }
   const Var& Lookup(const Var& var) const {
     auto it = var_remap_.find(var.get());
     PS_CHECK(it != var_remap_.end()) << "no stage value for " << var->name_hint();
@@ -106,11 +113,11 @@ class StageMutator : public ir::ExprMutator {
     }
     if (sinfo == var->struct_info() && dataflow == var->is_dataflow()) {
       // A reused shape var is in the stage's scope for later R.Tensor(s, ...) (VisitStructInfo).
-      if (ir::Is<ir::ShapeSInfoNode>(sinfo)) var_remap_[var.get()] = var;
+      if (ir::Is<ir::ShapeSInfoNode>(sinfo)) SetRemap(var.get(), var);
       return var;
     }
     Var fresh = ir::MakeVar(var->name_hint(), std::move(sinfo), dataflow, var->span());
-    var_remap_[var.get()] = fresh;
+    SetRemap(var.get(), fresh);
     return fresh;
   }
 
@@ -175,8 +182,9 @@ class StageMutator : public ir::ExprMutator {
     switch (e->kind()) {
       case ir::NodeKind::kVar:
       case ir::NodeKind::kDataflowVar: {
-        auto it = var_remap_.find(static_cast<const ir::VarNode*>(e.get()));
-        return it == var_remap_.end() ? e : it->second;
+        const auto* var = static_cast<const ir::VarNode*>(e.get());
+        if (!remapped_.Contains(var)) return e;  // most uses: one flat probe
+        return var_remap_.find(var)->second;
       }
       case ir::NodeKind::kGlobalVar:
       case ir::NodeKind::kConstant:
@@ -238,6 +246,12 @@ class StageMutator : public ir::ExprMutator {
     return true;
   }
 
+  // Every write of var_remap_ goes through here, so `remapped_` holds its keys.
+  void SetRemap(const ir::VarNode* from, Var to) {
+    var_remap_[from] = std::move(to);
+    remapped_.Insert(from);
+  }
+
   void Copy(const ir::TirVar& v) {
     if (symbols_->count(v.get())) return;
     symbols_->emplace(v.get(), ir::Make<ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));
@@ -247,6 +261,7 @@ class StageMutator : public ir::ExprMutator {
   const std::unordered_set<const ir::VarNode*>* outputs_;
   bool in_dataflow_ = true;
   ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
+  support::PointerSet<ir::VarNode> remapped_;      // the keys of var_remap_ (FastVisit)
 };
 
 struct StageFunction {
@@ -440,7 +455,8 @@ class StageBuilder {
 
   void EmitWeightRead(ir::BlockBuilder& bb, StageMutator& mutator, const ir::Binding& b, int index,
                       const Var& packed, bool cast, std::vector<Var>* outputs) {
-    ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
+    const ir::StructInfo& sinfo = b->var()->struct_info();
+    ir::StructInfo full = IsStaticStructInfo(sinfo) ? sinfo : mutator.Rewrite(sinfo);
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
     // MakeExternCall's call, with the op and the callee made once per stage.

@@ -23,7 +23,7 @@
 #include "pipesplit/transform/pipeline_stage_plan.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
