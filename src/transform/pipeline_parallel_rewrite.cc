@@ -10,7 +10,8 @@
 // Step 0, once: stage functions already in the input (a module split before) must pair their
 // sends and receives; a mismatch there is the user's, reported with both locations.
 // Steps, per marked function:
-//  1. BuildStagePlan (checks the input; all problems are reported together).
+//  1. BuildStagePlan (checks the input; all problems are reported together), for the marked
+//     functions side by side, problems gathered in member order.
 //  2. For each stage: fresh parameters, `s: R.Shape([...])`, `packed_params: R.Object`; a
 //     dataflow block that receives (recv_from_prev_group, plus match_cast where symbolic
 //     dims are re-derived), then the stage's bindings with weight reads turned into
@@ -28,6 +29,7 @@
 //     mismatch is an internal error).
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -39,7 +41,6 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
-#include "pipesplit/support/pointer_map.h"
 #include "pipesplit/support/thread_pool.h"
 #include "src/transform/passes.h"
 #include "src/transform/pipeline_stage_mutator.h"
