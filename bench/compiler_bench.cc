@@ -23,6 +23,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
+#include "pipesplit/support/thread_pool.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/models/llama_example.h"
@@ -188,6 +189,8 @@ void BM_FrontEndRewrite(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["free_ms"] = free_seconds * 1e3 / static_cast<double>(state.iterations());
+  // The stage functions are built side by side (PIPESPLIT_COMPILE_THREADS).
+  state.counters["threads"] = support::CompileThreads();
 }
 BENCHMARK(BM_FrontEndRewrite)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
 

@@ -14,6 +14,7 @@ TensorSInfoNode::TensorSInfoNode(Ptr<VarNode> shape_var, DataType dtype, std::st
       dtype_(dtype),
       ndim_(-1),
       vdevice_(std::move(vdevice)) {
+  symbolic_shape_ = true;
   PS_CHECK(shape_var_ != nullptr) << "a tensor's shape var is null";
   const auto* shape = As<ShapeSInfoNode>(shape_var_->struct_info());
   PS_CHECK(shape != nullptr) << "the shape var '" << shape_var_->name_hint()

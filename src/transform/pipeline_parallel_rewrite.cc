@@ -10,7 +10,8 @@
 // Step 0, once: stage functions already in the input (a module split before) must pair their
 // sends and receives; a mismatch there is the user's, reported with both locations.
 // Steps, per marked function:
-//  1. BuildStagePlan (checks the input; all problems are reported together).
+//  1. BuildStagePlan (checks the input; all problems are reported together), for the marked
+//     functions side by side, problems gathered in member order.
 //  2. For each stage: fresh parameters, `s: R.Shape([...])`, `packed_params: R.Object`; a
 //     dataflow block that receives (recv_from_prev_group, plus match_cast where symbolic
 //     dims are re-derived), then the stage's bindings with weight reads turned into
@@ -20,11 +21,15 @@
 //     by a Relax shape var (R.Tensor(s, ...)) keeps `s` only where the stage's copy of it is
 //     in scope (not in another stage, not in an output of the dataflow block when `s` stays
 //     inside): elsewhere it keeps only the rank.
+//     Stages are built side by side (CompileParallelFor; each reads the plan, writes its own
+//     slot: the same module for every thread count). Static bindings skip the mutator walk
+//     (FastVisitBinding); a static weight read keeps its var, so its users stay unchanged.
 //  3. The dispatcher: DispatchFunctionByGroup over the stages, impure, returning R.Object.
 //  4. Post-condition: sends of stage i pair up with receives of stage i + 1 (checked; a
 //     mismatch is an internal error).
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -36,129 +41,16 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/thread_pool.h"
 #include "src/transform/passes.h"
+#include "src/transform/pipeline_stage_mutator.h"
+#include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
 namespace {
 
 using ir::Expr;
 using ir::Var;
-
-// Rewrites a stage's bindings into the stage's own scope: every symbolic var becomes the
-// stage's own copy, and a Var definition gets a fresh Var when its struct info or its kind
-// changes (dataflow unless it is an output); unchanged bindings are reused as they are.
-class StageMutator : public ir::ExprMutator {
- public:
-  StageMutator(ir::TirVarMap* symbols, const std::unordered_set<const ir::VarNode*>* outputs)
-      : symbols_(symbols), outputs_(outputs) {}
-
-  void Remap(const ir::VarNode* from, Var to) { var_remap_[from] = std::move(to); }
-  void ReserveVars(size_t n) { var_remap_.reserve(n); }  // no rehashing while the stage grows
-  const Var& Lookup(const Var& var) const {
-    auto it = var_remap_.find(var.get());
-    PS_CHECK(it != var_remap_.end()) << "no stage value for " << var->name_hint();
-    return it->second;
-  }
-
-  // The stage's copy of every symbolic var in `e` (created on first sight).
-  ir::PrimExpr VisitPrimExpr(const ir::PrimExpr& e) override {
-    if (e == nullptr || e->kind() == ir::NodeKind::kIntImm) return e;  // most dims
-    if (const auto* var = ir::As<ir::TirVarNode>(e)) {  // most of the others: one lookup
-      auto it = symbols_->find(var);
-      if (it != symbols_->end()) return it->second;
-    }
-    ir::VisitTirVars(e, [&](const ir::TirVar& v) { Copy(v); });
-    return ir::Substitute(e, *symbols_);
-  }
-
-  ir::StructInfo Rewrite(const ir::StructInfo& sinfo) { return VisitStructInfo(sinfo); }
-
-  // The last mapping is remembered: a call_tir's struct info is its out_sinfo node, visited
-  // right after it.
-  ir::StructInfo VisitStructInfo(const ir::StructInfo& sinfo) override {
-    if (NamesShapeVar(sinfo)) {
-      // R.Tensor(s, ...): `s` is the stage's copy when the stage has one; a shape var of
-      // another stage is erased to the rank. Not cached: the stage's vars grow as it is built.
-      return ExprMutator::VisitStructInfo(ir::EraseToWellDefined(
-          sinfo, [](const ir::TirVarNode&) { return true; },
-          [&](const ir::VarNode& v) { return var_remap_.count(&v) != 0; }));
-    }
-    if (sinfo != last_sinfo_in_) {
-      last_sinfo_out_ = ExprMutator::VisitStructInfo(sinfo);
-      last_sinfo_in_ = sinfo;
-    }
-    return last_sinfo_out_;
-  }
-
-  // A binding belongs to exactly one stage, so its var is defined once in the output and is
-  // kept when the stage's copy would be identical (same struct info, same dataflow kind).
-  Var VisitVarDef(const Var& var) override {
-    bool output = outputs_->count(var.get()) != 0;
-    bool dataflow = !output && in_dataflow_;
-    ir::StructInfo sinfo = VisitStructInfo(var->struct_info());
-    if (output && NamesShapeVar(sinfo)) {
-      // An output leaves the dataflow block: it cannot name a shape var that stays inside.
-      sinfo = ir::EraseToWellDefined(
-          sinfo, [](const ir::TirVarNode&) { return true; },
-          [](const ir::VarNode& v) { return !v.is_dataflow(); });
-    }
-    if (sinfo == var->struct_info() && dataflow == var->is_dataflow()) {
-      // A reused shape var is in the stage's scope for later R.Tensor(s, ...) (VisitStructInfo).
-      if (ir::Is<ir::ShapeSInfoNode>(sinfo)) var_remap_[var.get()] = var;
-      return var;
-    }
-    Var fresh = ir::MakeVar(var->name_hint(), std::move(sinfo), dataflow, var->span());
-    var_remap_[var.get()] = fresh;
-    return fresh;
-  }
-
-  // A call bound to an output whose shape var was erased (VisitVarDef) takes the output's
-  // struct info, as an annotated call does in TVMScript: the printed stage parses back the same.
-  ir::Binding VisitBinding(const ir::Binding& binding) override {
-    ir::Binding out = ExprMutator::VisitBinding(binding);
-    const auto* call = ir::As<ir::CallNode>(out->value());
-    if (call == nullptr || out->kind() != ir::NodeKind::kVarBinding ||
-        outputs_->count(binding->var().get()) == 0 ||
-        call->struct_info() == out->var()->struct_info() || !NamesShapeVar(call->struct_info())) {
-      return out;
-    }
-    Expr value = ir::Make<ir::CallNode>(call->op(), call->args(), call->attrs(), call->sinfo_args(),
-                                        out->var()->struct_info(), call->span());
-    return ir::Make<ir::VarBindingNode>(out->var(), value, out->span());
-  }
-
-  void set_in_dataflow(bool v) { in_dataflow_ = v; }
-
- protected:
-  ir::Expr VisitExpr_(const ir::Ptr<ir::FunctionNode>& node) override {
-    bool saved = in_dataflow_;
-    in_dataflow_ = false;  // a nested function's vars are its own
-    ir::Expr out = ExprMutator::VisitExpr_(node);
-    in_dataflow_ = saved;
-    return out;
-  }
-
- private:
-  static bool NamesShapeVar(const ir::StructInfo& sinfo) {
-    if (const auto* tensor = ir::As<ir::TensorSInfoNode>(sinfo)) {
-      return tensor->shape_var() != nullptr;  // most struct infos: one test
-    }
-    if (!ir::Is<ir::TupleSInfoNode>(sinfo) && !ir::Is<ir::FuncSInfoNode>(sinfo)) return false;
-    bool found = false;
-    ir::VisitShapeVars(sinfo, [&](const ir::VarNode&) { found = true; });
-    return found;
-  }
-
-  void Copy(const ir::TirVar& v) {
-    if (symbols_->count(v.get())) return;
-    symbols_->emplace(v.get(), ir::Make<ir::TirVarNode>(v->name(), v->dtype(), v->is_size_var()));
-  }
-
-  ir::TirVarMap* symbols_;
-  const std::unordered_set<const ir::VarNode*>* outputs_;
-  bool in_dataflow_ = true;
-  ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
-};
 
 struct StageFunction {
   ir::GlobalVar gvar;
@@ -233,7 +125,8 @@ class StageBuilder {
                        &block_outputs);
         continue;
       }
-      ir::Binding rewritten = mutator.VisitBinding(b);
+      ir::Binding rewritten = mutator.FastVisitBinding(b);  // most bindings
+      if (rewritten == nullptr) rewritten = mutator.VisitBinding(b);
       bb.EmitNormalized(rewritten);
       if (outputs_.count(b->var().get())) block_outputs.push_back(rewritten->var());
     }
@@ -242,13 +135,22 @@ class StageBuilder {
     // Sends, after the dataflow block, in boundary order.
     std::vector<Expr> results;
     if (s_ < last) {
+      // The names BlockBuilder::Emit would give ("gv", "gv1", ...), from the only names that
+      // can collide with them: those of the block's vars that start with "gv" (the builder's
+      // own table would first record every name of the stage).
+      ir::NameSupply send_names;
+      for (const ir::Binding& b : blocks[0]->bindings()) {
+        const std::string& name = b->var()->name_hint();
+        if (name.compare(0, 2, "gv") == 0) send_names.Reserve(name);
+      }
       bb.BeginBindingBlock();
       for (const Var& v : sent) {
         Expr value = mutator.VisitExpr(v);
-        bb.Emit(ir::Make<ir::CallNode>(ir::Make<ir::ExternFuncNode>(ir::protocol::kSendToNextGroup),
-                                       std::vector<Expr>{value}, ir::AttrMap{},
-                                       std::vector<ir::StructInfo>{}, ir::ObjectSInfo()),
-                "gv");
+        Expr send = bb.Normalize(ir::Make<ir::CallNode>(
+            ir::Make<ir::ExternFuncNode>(ir::protocol::kSendToNextGroup), std::vector<Expr>{value},
+            ir::AttrMap{}, std::vector<ir::StructInfo>{}, ir::ObjectSInfo()));
+        Var gv = ir::MakeVar(send_names.FreshName("gv"), send->struct_info(), false);
+        bb.EmitNormalized(ir::Make<ir::VarBindingNode>(gv, send, Span{}));
       }
       blocks.push_back(bb.EndBlock());
       for (const Var& v : block_outputs) results.push_back(v);
@@ -341,13 +243,27 @@ class StageBuilder {
 
   void EmitWeightRead(ir::BlockBuilder& bb, StageMutator& mutator, const ir::Binding& b, int index,
                       const Var& packed, bool cast, std::vector<Var>* outputs) {
-    ir::StructInfo full = mutator.Rewrite(b->var()->struct_info());
+    const ir::StructInfo& sinfo = b->var()->struct_info();
+    ir::StructInfo full = IsStaticStructInfo(sinfo) ? sinfo : mutator.Rewrite(sinfo);
     ir::StructInfo declared = cast ? ir::ObjectSInfo() : full;
     bool output = outputs_.count(b->var().get()) != 0;
-    Expr read = ir::MakeExternCall(ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem,
-                                   {packed, ir::Make<ir::PrimValueNode>(ir::IntImm(index))},
-                                   {declared}, declared);
-    Var var = ir::MakeVar(b->var()->name_hint(), declared, cast || !output, b->var()->span());
+    // MakeExternCall's call, with the op and the callee made once per stage.
+    if (tuple_getitem_ == nullptr) {
+      call_pure_packed_ = ir::GetOp(ir::protocol::kCallPurePacked);
+      tuple_getitem_ = ir::Make<ir::ExternFuncNode>(ir::protocol::kTupleGetItem);
+    }
+    Expr read = ir::Make<ir::CallNode>(
+        call_pure_packed_,
+        std::vector<Expr>{tuple_getitem_, packed, ir::Make<ir::PrimValueNode>(ir::IntImm(index))},
+        ir::AttrMap{}, std::vector<ir::StructInfo>{declared}, declared);
+    // The original var when the stage's copy would be identical (its type has no symbolic
+    // part and it keeps its kind): the function it came from is replaced by the dispatcher,
+    // and the bindings that use it then stay as they are (StageMutator::FastVisitBinding).
+    const Var& original = b->var();
+    bool reuse = !cast && declared == original->struct_info() && original->is_dataflow() == !output;
+    Var var = reuse
+                  ? original
+                  : ir::MakeVar(original->name_hint(), declared, cast || !output, original->span());
     bb.EmitNormalized(ir::Make<ir::VarBindingNode>(var, read, b->span()));
     if (cast) {
       Var cast_var = ir::MakeVar(b->var()->name_hint() + "_cast", full, !output);
@@ -355,7 +271,7 @@ class StageBuilder {
       var = cast_var;
     }
     if (output) outputs->push_back(var);
-    mutator.Remap(b->var().get(), var);
+    if (!reuse) mutator.Remap(original.get(), var);
   }
 
   const StagePlan& plan_;
@@ -364,6 +280,7 @@ class StageBuilder {
   Var dispatcher_packed_;
   ir::TirVarMap symbols_;
   std::unordered_set<const ir::VarNode*> outputs_;
+  Expr call_pure_packed_, tuple_getitem_;  // shared by the stage's weight reads
 };
 
 ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
@@ -413,30 +330,51 @@ class PipelineParallelRewritePass : public Pass {
 ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans) {
   std::vector<Diagnostic> problems = analysis::CheckSendRecvPairing(mod);
   if (!problems.empty()) throw DiagnosticError(std::move(problems));
-  std::vector<StagePlan> built;
+  // Step 1 for every function side by side (each reads only its function), results and
+  // problems gathered in member order: the same for every thread count.
+  std::vector<const ir::IRModule::Member*> funcs;
   for (const ir::IRModule::Member& member : mod.members()) {
-    auto func = ir::Cast<ir::FunctionNode>(member.func);
-    if (!func) continue;
+    if (ir::Is<ir::FunctionNode>(member.func)) funcs.push_back(&member);
+  }
+  std::vector<std::optional<StagePlan>> slots(funcs.size());
+  std::vector<std::vector<Diagnostic>> slot_problems(funcs.size());
+  support::CompileParallelFor(static_cast<int64_t>(funcs.size()), [&](int64_t i) {
     try {
-      if (auto plan = BuildStagePlan(member.gvar, func)) built.push_back(std::move(*plan));
+      slots[i] = BuildStagePlan(funcs[i]->gvar, ir::Cast<ir::FunctionNode>(funcs[i]->func));
     } catch (const DiagnosticError& e) {
-      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+      slot_problems[i] = e.diagnostics();
     }
+  });
+  std::vector<StagePlan> built;
+  for (size_t i = 0; i < funcs.size(); ++i) {
+    problems.insert(problems.end(), slot_problems[i].begin(), slot_problems[i].end());
+    if (slots[i]) built.push_back(std::move(*slots[i]));
   }
   if (!problems.empty()) throw DiagnosticError(std::move(problems));
 
   ir::IRModule out = mod;
   for (const StagePlan& plan : built) {
     Var packed = ir::MakeVar(ir::protocol::kPackedParams, ir::ObjectSInfo());
-    std::vector<StageFunction> stages;
+    // Stage s is built after the name of stage s is checked: stages before the first taken
+    // name are built (side by side, each into its own slot, reading only the plan), then the
+    // name is reported, so the error is the one a serial loop would raise first.
+    std::vector<std::string> names;
+    int buildable = plan.num_stages;
     for (int s = 0; s < plan.num_stages; ++s) {
-      std::string name = plan.gvar->name_hint() + "_stage" + std::to_string(s);
-      if (out.Find(name) != nullptr) {
-        ThrowError(plan.func->span(), "cannot split '" + plan.gvar->name_hint() +
-                                          "': the module already has a member named '" + name +
-                                          "'");
+      names.push_back(plan.gvar->name_hint() + "_stage" + std::to_string(s));
+      if (out.Find(names.back()) != nullptr) {
+        buildable = s;
+        break;
       }
-      stages.push_back(StageBuilder(plan, s, packed).Build(name));
+    }
+    std::vector<StageFunction> stages(buildable);
+    support::CompileParallelFor(buildable, [&](int64_t s) {
+      stages[s] = StageBuilder(plan, static_cast<int>(s), packed).Build(names[s]);
+    });
+    if (buildable < plan.num_stages) {
+      ThrowError(plan.func->span(), "cannot split '" + plan.gvar->name_hint() +
+                                        "': the module already has a member named '" +
+                                        names[buildable] + "'");
     }
     out.Update(plan.gvar, BuildDispatcher(plan, packed, stages));
     for (StageFunction& stage : stages) out.Add(stage.gvar, stage.func);

@@ -23,7 +23,7 @@
 #include "pipesplit/transform/pipeline_stage_plan.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
@@ -31,6 +31,7 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/pointer_map.h"
 #include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
@@ -42,8 +43,59 @@ using ir::Var;
 namespace {
 
 bool IsBoundaryCall(const ir::Expr& value) {
-  return ir::IsExternCall(value, ir::protocol::kCallPurePacked, ir::protocol::kStageBoundary) !=
-         nullptr;
+  // Most bindings are calls whose first argument is no extern function (call_tir's is a
+  // GlobalVar): two compares instead of the name compares.
+  const auto* call = As<ir::CallNode>(value);
+  if (call == nullptr || call->args().empty() ||
+      call->args()[0]->kind() != ir::NodeKind::kExternFunc) {
+    return false;
+  }
+  return ir::IsExternCall(*call, ir::protocol::kCallPurePacked, ir::protocol::kStageBoundary);
+}
+
+// The vars `e` uses, in order of appearance, appended to `out` as raw pointers (the nodes are
+// owned by the function being planned). Flat expressions (vars, leaves, tuples, calls) are
+// walked directly; nested functions and branches by a visitor, in the same order.
+void CollectVarUses(const ir::Expr& e, std::vector<const ir::VarNode*>* out) {
+  switch (e->kind()) {
+    case ir::NodeKind::kVar:
+    case ir::NodeKind::kDataflowVar:
+      out->push_back(static_cast<const ir::VarNode*>(e.get()));
+      return;
+    case ir::NodeKind::kGlobalVar:
+    case ir::NodeKind::kConstant:
+    case ir::NodeKind::kStringImm:
+    case ir::NodeKind::kDataTypeImm:
+    case ir::NodeKind::kOp:
+    case ir::NodeKind::kExternFunc:
+    case ir::NodeKind::kPrimValue:
+    case ir::NodeKind::kShapeExpr:
+      return;
+    case ir::NodeKind::kTuple:
+      for (const ir::Expr& f : static_cast<const ir::TupleNode&>(*e).fields()) {
+        CollectVarUses(f, out);
+      }
+      return;
+    case ir::NodeKind::kTupleGetItem:
+      return CollectVarUses(static_cast<const ir::TupleGetItemNode&>(*e).tuple(), out);
+    case ir::NodeKind::kCall: {
+      const auto& call = static_cast<const ir::CallNode&>(*e);
+      CollectVarUses(call.op(), out);
+      for (const ir::Expr& a : call.args()) CollectVarUses(a, out);
+      return;
+    }
+    default:
+      break;
+  }
+  struct Collector : ir::ExprVisitor {
+    std::vector<const ir::VarNode*>* out;
+    void VisitExpr_(const ir::VarNode& var) override { out->push_back(&var); }
+    // Struct info mentions symbolic vars only, never a Var.
+    void VisitStructInfo(const ir::StructInfo&) override {}
+  };
+  Collector collector;
+  collector.out = out;
+  collector.VisitExpr(e);
 }
 
 std::string Quote(const std::string& name) { return "'" + name + "'"; }
@@ -166,6 +218,7 @@ class PlanBuilder {
     plan_.result = ir::Cast<ir::VarNode>(seq->body());
 
     const ir::BindingBlock& block = seq->blocks()[0];
+    vars_.Reserve(block->bindings().size() + func->params().size());
     plan_.stages.resize(1);
     // Tuple boundaries (m > 1) whose fields must be unpacked: var -> (binding, unpacked?).
     struct TupleBoundary {
@@ -256,7 +309,8 @@ class PlanBuilder {
         }
       }
       plan_.stages.back().bindings.push_back(binding);
-      def_stage_[binding->var().get()] = static_cast<int>(plan_.stages.size() - 1);
+      vars_[binding->var().get()].def = {static_cast<int>(plan_.stages.size() - 1),
+                                         &binding->var()};
     }
 
     int found = static_cast<int>(boundaries.size());
@@ -285,16 +339,21 @@ class PlanBuilder {
                             var->name_hint() + "[" + std::to_string(i) + "])");
         }
       }
-      tuple_vars_.insert(var);
+      vars_[var].tuple_boundary = true;
     }
+    for (const auto& [alias, value] : plan_.aliases) vars_[alias].alias_of = &value;
   }
 
   // Step 4.
   void FlowValues() {
     const ir::Function& func = plan_.func;
-    for (size_t i = 0; i + 1 < func->params().size(); ++i)
-      param_index_[func->params()[i].get()] = i;
-    std::vector<std::unordered_set<const ir::VarNode*>> params_used(plan_.stages.size());
+    const size_t num_params = func->params().size() - 1;  // packed_params excluded
+    for (size_t i = 0; i < num_params; ++i) {
+      vars_[func->params()[i].get()].param = static_cast<int>(i);
+    }
+    // params_used[s][i]: stage s uses parameter i.
+    std::vector<std::vector<bool>> params_used(plan_.stages.size(), std::vector<bool>(num_params));
+    std::vector<const ir::VarNode*> uses;  // reused for every binding
 
     for (Stage& stage : plan_.stages) {
       int s = stage.index;
@@ -306,23 +365,23 @@ class PlanBuilder {
             continue;
           }
         }
-        for (const Var& use : VarUses(binding->value())) {
-          Require(use, s, binding, &params_used[s]);
-        }
+        uses.clear();
+        CollectVarUses(binding->value(), &uses);
+        for (const ir::VarNode* use : uses) Require(use, s, binding, &params_used[s]);
       }
       if (s + 1 < plan_.num_stages) {
-        for (Transfer& t : plan_.transfers[s]) {
-          if (t.value) Require(t.value, s, plan_.boundaries[s], &params_used[s]);
+        // Index loop: Require may append forwarded transfers (which it then finds carried).
+        for (size_t i = 0; i < plan_.transfers[s].size(); ++i) {
+          const ir::VarNode* value = plan_.transfers[s][i].value.get();
+          if (value) Require(value, s, plan_.boundaries[s], &params_used[s]);
         }
       }
     }
-    Require(plan_.result, plan_.num_stages - 1, nullptr, &params_used.back());
+    Require(plan_.result.get(), plan_.num_stages - 1, nullptr, &params_used.back());
 
     for (Stage& stage : plan_.stages) {
-      for (size_t i = 0; i + 1 < func->params().size(); ++i) {
-        if (params_used[stage.index].count(func->params()[i].get())) {
-          stage.params.push_back(func->params()[i]);
-        }
+      for (size_t i = 0; i < num_params; ++i) {
+        if (params_used[stage.index][i]) stage.params.push_back(func->params()[i]);
       }
       std::sort(stage.weights.begin(), stage.weights.end());
       stage.weights.erase(std::unique(stage.weights.begin(), stage.weights.end()),
@@ -343,67 +402,55 @@ class PlanBuilder {
     }
   }
 
-  std::vector<Var> VarUses(const ir::Expr& value) {
-    struct Collector : ir::ExprVisitor {
-      const StagePlan* plan;
-      std::vector<Var>* out;
-      // Vars are found through their parents, which hold the shared pointers.
-      void VisitExpr(const ir::Expr& e) override {
-        if (auto var = ir::Cast<ir::VarNode>(e)) {
-          out->push_back(var);
-          return;
-        }
-        ExprVisitor::VisitExpr(e);
-      }
-      // Struct info mentions symbolic vars only, never a Var.
-      void VisitStructInfo(const ir::StructInfo&) override {}
-    };
-    std::vector<Var> out;
-    Collector collector;
-    collector.plan = &plan_;
-    collector.out = &out;
-    collector.VisitExpr(value);
-    return out;
+  // Makes the value `use` stands for available in stage `s`.
+  void Require(const ir::VarNode* use, int s, const Binding& at, std::vector<bool>* params_used) {
+    const Span& where = at ? at->span() : use->span();
+    if (use == plan_.packed_params.get()) {
+      errors_.Error(where, "packed_params may only be read as packed_params[i] in " + name_ +
+                               ", which is split into stages");
+      return;
+    }
+    const VarFacts* facts = vars_.Find(use);
+    if (facts == nullptr) return;  // defined in a nested scope of the binding
+    if (facts->tuple_boundary) {
+      errors_.Error(where, "stage boundary tuple " + Quote(use->name_hint()) +
+                               " may only be used through " + use->name_hint() + "[i]");
+      return;
+    }
+    while (facts != nullptr && facts->alias_of != nullptr) {  // StagePlan::Resolve
+      facts = vars_.Find(facts->alias_of->get());
+    }
+    if (facts == nullptr) return;
+    if (facts->param >= 0) {
+      (*params_used)[facts->param] = true;
+      return;
+    }
+    if (facts->def.var == nullptr) return;  // defined in a nested scope of the binding
+    int t = facts->def.stage;
+    if (t > s) {
+      errors_.Error(where, Quote(use->name_hint()) + " is used in stage " + std::to_string(s) +
+                               " of " + name_ + " before its definition in stage " +
+                               std::to_string(t));
+      return;
+    }
+    plan_.ForwardValue(*facts->def.var, t, s);
   }
 
-  // Makes the value `use` stands for available in stage `s`.
-  void Require(const Var& use, int s, const Binding& at,
-               std::unordered_set<const ir::VarNode*>* params_used) {
-    if (use == plan_.packed_params) {
-      errors_.Error(at ? at->span() : use->span(),
-                    "packed_params may only be read as packed_params[i] in " + name_ +
-                        ", which is split into stages");
-      return;
-    }
-    if (tuple_vars_.count(use.get())) {
-      errors_.Error(at ? at->span() : use->span(),
-                    "stage boundary tuple " + Quote(use->name_hint()) +
-                        " may only be used through " + use->name_hint() + "[i]");
-      return;
-    }
-    const Var& value = plan_.Resolve(use);
-    if (param_index_.count(value.get())) {
-      params_used->insert(value.get());
-      return;
-    }
-    auto def = def_stage_.find(value.get());
-    if (def == def_stage_.end()) return;  // defined in a nested scope of the binding
-    int t = def->second;
-    if (t > s) {
-      errors_.Error(at ? at->span() : use->span(),
-                    Quote(use->name_hint()) + " is used in stage " + std::to_string(s) + " of " +
-                        name_ + " before its definition in stage " + std::to_string(t));
-      return;
-    }
-    plan_.ForwardValue(value, t, s);
-  }
+  // What the plan knows of a var of the function, in one flat lookup per use.
+  struct VarFacts {
+    struct Def {
+      int stage = -1;
+      const Var* var = nullptr;     // the binding's own var (owned by the function)
+    } def;                          // set for a var bound in a stage
+    const Var* alias_of = nullptr;  // set for an alias (StagePlan::aliases)
+    int param = -1;                 // set for a parameter other than packed_params
+    bool tuple_boundary = false;    // a stage boundary carrying a tuple
+  };
 
   StagePlan plan_;
   std::string name_;
   DiagnosticList errors_;
-  std::unordered_map<const ir::VarNode*, int> def_stage_;
-  std::unordered_map<const ir::VarNode*, size_t> param_index_;
-  std::unordered_set<const ir::VarNode*> tuple_vars_;
+  support::PointerMap<ir::VarNode, VarFacts> vars_;
 };
 
 }  // namespace

@@ -20,7 +20,40 @@ namespace pipesplit::transform {
 using ir::TirVar;
 using ir::TirVarNode;
 
+bool AllConstDims(const std::vector<ir::PrimExpr>& dims) {
+  for (const ir::PrimExpr& d : dims) {
+    if (d == nullptr || d->kind() != ir::NodeKind::kIntImm) return false;
+  }
+  return true;
+}
+
+bool IsStaticStructInfo(const ir::StructInfo& sinfo) {
+  if (sinfo == nullptr) return true;
+  switch (sinfo->kind()) {
+    case ir::NodeKind::kObjectSInfo:
+      return true;
+    case ir::NodeKind::kTensorSInfo:
+      return !static_cast<const ir::TensorSInfoNode&>(*sinfo).has_symbolic_shape();
+    case ir::NodeKind::kPrimSInfo: {
+      const ir::PrimExpr& value = static_cast<const ir::PrimSInfoNode&>(*sinfo).value();
+      return value == nullptr || value->kind() == ir::NodeKind::kIntImm;
+    }
+    case ir::NodeKind::kShapeSInfo: {
+      const auto& values = static_cast<const ir::ShapeSInfoNode&>(*sinfo).values();
+      return !values || AllConstDims(*values);
+    }
+    case ir::NodeKind::kTupleSInfo:
+      for (const ir::StructInfo& f : static_cast<const ir::TupleSInfoNode&>(*sinfo).fields()) {
+        if (!IsStaticStructInfo(f)) return false;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<TirVar> SymbolsOf(const ir::StructInfo& sinfo) {
+  if (IsStaticStructInfo(sinfo)) return {};  // most struct infos
   std::vector<TirVar> out;  // a struct info mentions a handful of vars: linear dedupe
   ir::VisitTirVars(sinfo, [&](const TirVar& v) {
     if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
@@ -64,6 +97,42 @@ class SymbolCollector : public ir::ExprVisitor {
   std::vector<TirVar>* out_;
   std::unordered_set<const TirVarNode*> nested_bound_;
 };
+
+// SymbolCollector::VisitExpr(e) with the flat part of the walk (vars, leaves, tuples, calls,
+// static struct infos) done directly; nested functions, branches and symbolic struct infos
+// go to the collector, in the same order, so the result is the same.
+void CollectFlat(const ir::Expr& e, SymbolCollector* collector, std::vector<TirVar>* out) {
+  switch (e->kind()) {
+    case ir::NodeKind::kVar:
+    case ir::NodeKind::kDataflowVar:
+    case ir::NodeKind::kGlobalVar:
+    case ir::NodeKind::kConstant:
+    case ir::NodeKind::kStringImm:
+    case ir::NodeKind::kDataTypeImm:
+    case ir::NodeKind::kOp:
+    case ir::NodeKind::kExternFunc:
+      return;
+    case ir::NodeKind::kTuple:
+      for (const ir::Expr& f : static_cast<const ir::TupleNode&>(*e).fields()) {
+        CollectFlat(f, collector, out);
+      }
+      return;
+    case ir::NodeKind::kTupleGetItem:
+      return CollectFlat(static_cast<const ir::TupleGetItemNode&>(*e).tuple(), collector, out);
+    case ir::NodeKind::kCall: {
+      const auto& call = static_cast<const ir::CallNode&>(*e);
+      CollectFlat(call.op(), collector, out);
+      for (const ir::Expr& a : call.args()) CollectFlat(a, collector, out);
+      for (const ir::StructInfo& s : call.sinfo_args()) {
+        if (!IsStaticStructInfo(s)) collector->VisitStructInfo(s);
+      }
+      for (const auto& [key, value] : call.attrs()) VisitAttrSymbols(value, out);
+      return;
+    }
+    default:
+      collector->VisitExpr(e);
+  }
+}
 
 void VisitAttrSymbols(const ir::AttrValue& value, std::vector<TirVar>* out) {
   if (const ir::PrimExpr* e = value.as_prim_expr()) {
@@ -257,7 +326,7 @@ class SymbolPlanner {
 BindingSymbols CollectBindingSymbols(const ir::Binding& binding) {
   BindingSymbols out;
   SymbolCollector uses(&out.uses);
-  uses.VisitExpr(binding->value());
+  CollectFlat(binding->value(), &uses, &out.uses);
   if (const auto* mc = ir::As<ir::MatchCastNode>(binding)) {
     out.cast_targets = SymbolsOf(mc->struct_info());
   } else {

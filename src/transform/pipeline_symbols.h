@@ -28,6 +28,13 @@ BindingSymbols CollectBindingSymbols(const ir::Binding& binding);
 // The distinct symbolic vars of a struct info, in order of appearance.
 std::vector<ir::TirVar> SymbolsOf(const ir::StructInfo& sinfo);
 
+// Whether a struct info (null included) has no symbolic part: every dim and value is a
+// constant and no tensor is shaped by a shape var. Such a struct info mentions no symbolic
+// var and every rewrite keeps it as it is (the common case in a static model, decided in a
+// few compares). False is conservative: function types, non-constant dims.
+bool IsStaticStructInfo(const ir::StructInfo& sinfo);
+bool AllConstDims(const std::vector<ir::PrimExpr>& dims);
+
 }  // namespace pipesplit::transform
 
 #endif  // PIPESPLIT_SRC_TRANSFORM_PIPELINE_SYMBOLS_H_

@@ -78,7 +78,9 @@ class TensorSInfoNode : public StructInfoNode {
         shape_(std::move(shape)),
         dtype_(dtype),
         ndim_(static_cast<int>(shape_->size())),
-        vdevice_(std::move(vdevice)) {}
+        vdevice_(std::move(vdevice)) {
+    for (const PrimExpr& d : *shape_) symbolic_shape_ |= !d || d->kind() != NodeKind::kIntImm;
+  }
   TensorSInfoNode(DataType dtype, int ndim, std::string vdevice = {}, Span span = {})
       : StructInfoNode(NodeKind::kTensorSInfo, span),
         dtype_(dtype),
@@ -93,12 +95,16 @@ class TensorSInfoNode : public StructInfoNode {
   DataType dtype() const { return dtype_; }
   int ndim() const { return ndim_; }
   const std::string& vdevice() const { return vdevice_; }  // empty: none
+  // Whether the shape mentions a symbolic var or a shape var (false for constant dims and for
+  // an unknown shape); set at construction, so hot passes need not visit the dims.
+  bool has_symbolic_shape() const { return symbolic_shape_; }
 
  private:
   std::optional<std::vector<PrimExpr>> shape_;
   Ptr<VarNode> shape_var_;
   DataType dtype_;
   int ndim_;
+  bool symbolic_shape_ = false;
   std::string vdevice_;
 };
 
