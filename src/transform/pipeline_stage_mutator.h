@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/support/check.h"
-#include "pipesplit/support/pointer_map.h"
 #include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
@@ -28,7 +28,7 @@ class StageMutator : public ir::ExprMutator {
   void Remap(const ir::VarNode* from, Var to) { SetRemap(from, std::move(to)); }
   void ReserveVars(size_t n) {  // no rehashing while the stage grows
     var_remap_.reserve(n);
-    remapped_.Reserve(n);
+    remapped_.reserve(n);
   }
   const Var& Lookup(const Var& var) const {
     auto it = var_remap_.find(var.get());
@@ -153,7 +153,7 @@ class StageMutator : public ir::ExprMutator {
       case ir::NodeKind::kVar:
       case ir::NodeKind::kDataflowVar: {
         const auto* var = static_cast<const ir::VarNode*>(e.get());
-        if (!remapped_.Contains(var)) return &e;  // most uses: one flat probe
+        if (!remapped_.contains(var)) return &e;  // most uses: one flat probe
         *built = var_remap_.find(var)->second;
         return built;
       }
@@ -224,7 +224,7 @@ class StageMutator : public ir::ExprMutator {
   // Every write of var_remap_ goes through here, so `remapped_` holds its keys.
   void SetRemap(const ir::VarNode* from, Var to) {
     var_remap_[from] = std::move(to);
-    remapped_.Insert(from);
+    remapped_.insert(from);
   }
 
   void Copy(const ir::TirVar& v) {
@@ -236,7 +236,7 @@ class StageMutator : public ir::ExprMutator {
   const std::unordered_set<const ir::VarNode*>* outputs_;
   bool in_dataflow_ = true;
   ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
-  support::PointerSet<ir::VarNode> remapped_;      // the keys of var_remap_ (FastVisit)
+  absl::flat_hash_set<const ir::VarNode*> remapped_;      // the keys of var_remap_ (FastVisit)
 };
 
 }  // namespace pipesplit::transform

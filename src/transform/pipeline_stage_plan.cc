@@ -25,13 +25,14 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "absl/container/flat_hash_map.h"
+
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
-#include "pipesplit/support/pointer_map.h"
 #include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
@@ -218,7 +219,7 @@ class PlanBuilder {
     plan_.result = ir::Cast<ir::VarNode>(seq->body());
 
     const ir::BindingBlock& block = seq->blocks()[0];
-    vars_.Reserve(block->bindings().size() + func->params().size());
+    vars_.reserve(block->bindings().size() + func->params().size());
     plan_.stages.resize(1);
     // Tuple boundaries (m > 1) whose fields must be unpacked: var -> (binding, unpacked?).
     struct TupleBoundary {
@@ -410,7 +411,7 @@ class PlanBuilder {
                                ", which is split into stages");
       return;
     }
-    const VarFacts* facts = vars_.Find(use);
+    const VarFacts* facts = FindVar(use);
     if (facts == nullptr) return;  // defined in a nested scope of the binding
     if (facts->tuple_boundary) {
       errors_.Error(where, "stage boundary tuple " + Quote(use->name_hint()) +
@@ -418,7 +419,7 @@ class PlanBuilder {
       return;
     }
     while (facts != nullptr && facts->alias_of != nullptr) {  // StagePlan::Resolve
-      facts = vars_.Find(facts->alias_of->get());
+      facts = FindVar(facts->alias_of->get());
     }
     if (facts == nullptr) return;
     if (facts->param >= 0) {
@@ -450,7 +451,11 @@ class PlanBuilder {
   StagePlan plan_;
   std::string name_;
   DiagnosticList errors_;
-  support::PointerMap<ir::VarNode, VarFacts> vars_;
+  const VarFacts* FindVar(const ir::VarNode* var) const {
+    auto it = vars_.find(var);
+    return it == vars_.end() ? nullptr : &it->second;
+  }
+  absl::flat_hash_map<const ir::VarNode*, VarFacts> vars_;
 };
 
 }  // namespace
