@@ -120,6 +120,8 @@ class SplitJob {
         SyntaxParser parser(file_, tail_lex_.tokens, max_depth_, tail_tree_.get());
         tail_parsed_ = parser.ParseTail(base_);
         parse_ok_ = true;
+        // Freed by the thread that made them (the head needs only their end and LexInfo).
+        tail_lex_.tokens = std::vector<Token>();
       } catch (...) {
         parse_ok_ = false;
       }
