@@ -1,6 +1,6 @@
 // Lexing and parsing in two pieces (src/script/parse_split.h) on the lowered Llama example at
-// 64 layers (`pipesplit example llama-lowered --layers 64 --stages 8`), big enough to be split
-// by default: the syntax tree and the printed module are those of the serial parse.
+// 64 layers (`pipesplit example llama-lowered --layers 64 --stages 8`), split as a 256 KiB
+// threshold would: the syntax tree and the printed module are those of the serial parse.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,20 +36,22 @@ std::string Dump(const SourceFile& file, int64_t min_split_bytes, bool* split) {
 
 TEST(SplitParseLlama, SixtyFourLayersGiveTheSerialTreeAndModule) {
   std::string text = LoweredLlamaText(64);
-  script::ParseOptions defaults;
-  ASSERT_GE(static_cast<int64_t>(text.size()), defaults.split_parse_min_bytes);
+  const int64_t kThreshold = int64_t{256} << 10;
+  ASSERT_GE(static_cast<int64_t>(text.size()), kThreshold);
   const SourceFile& file = SourceManager::Global().Add("llama64.py", text);
   bool split = true;
   std::string serial = Dump(file, -1, &split);
   EXPECT_FALSE(split);
   // Several runs: the tail runs on the other thread or, when the head gets there first, inline.
   for (int run = 0; run < 4; ++run) {
-    EXPECT_EQ(Dump(file, defaults.split_parse_min_bytes, &split), serial);
+    EXPECT_EQ(Dump(file, kThreshold, &split), serial);
     EXPECT_TRUE(split);
   }
+  script::ParseOptions split_options;
+  split_options.split_parse_min_bytes = kThreshold;
   script::ParseOptions serial_options;
   serial_options.split_parse_min_bytes = -1;
-  EXPECT_EQ(script::PrintModule(script::ParseModule(file)),
+  EXPECT_EQ(script::PrintModule(script::ParseModule(file, split_options)),
             script::PrintModule(script::ParseModule(file, serial_options)));
 }
 
