@@ -45,10 +45,9 @@ namespace pipesplit::script {
 struct ParseOptions {
   int max_depth = 200;  // brackets / expression nesting / indentation levels
   // Files at least this large are lexed and syntax-parsed in two pieces on two threads (the
-  // result and diagnostics are the serial ones); negative: never. Off by default: on the
-  // 2-core VM it was measured on, a fresh process gained nothing from it (its parse is bound by
-  // first-touch page faults) and paid for the thread (see bench/parse_split_bench.cc).
-  int64_t split_parse_min_bytes = -1;
+  // result and diagnostics are the serial ones); negative: never. It pays when a second core
+  // is free, and costs a little when none is (bench/parse_split_bench.cc).
+  int64_t split_parse_min_bytes = int64_t{256} << 10;
 };
 
 // Parses a file already registered in the SourceManager.
