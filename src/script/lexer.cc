@@ -106,9 +106,25 @@ class Lexer {
         pos_(begin),
         at_line_start_(!expression_mode) {}
 
+  // Makes this lexer the second piece of a split (LexTail).
+  void SetTail(uint32_t base, const std::atomic<bool>* cancel) {
+    tail_mode_ = true;
+    base_ = base;
+    cancel_ = cancel;
+  }
+  // Makes this lexer the first piece of a split (LexWithSplit).
+  void SetSplit(uint32_t split, uint32_t base,
+                const std::function<const LexedTail*(size_t)>* at_split) {
+    split_ = split;
+    base_ = base;
+    at_split_ = at_split;
+  }
+  uint32_t stop() const { return stop_; }
+  size_t max_stack() const { return max_stack_; }
+
   std::vector<Token> Run() {
     tokens_.reserve((end_ - pos_) / 3 + 16);
-    indents_.push_back(0);
+    indents_.push_back(tail_mode_ ? base_ : 0);
     while (true) {
       if (at_line_start_ && brackets_.empty()) {
         if (!StartLine()) break;
@@ -140,14 +156,16 @@ class Lexer {
         LexPunct();
       }
     }
+    if (stopped_) return std::move(tokens_);
     if (!brackets_.empty()) {
       const OpenBracket& open = brackets_.back();
       Error(open.pos, open.pos + 1,
             std::string("'") + PunctSpelling(open.punct) + "' was never closed");
     }
     uint32_t eof = static_cast<uint32_t>(end_);
+    stop_ = eof;
     if (!tokens_.empty() && tokens_.back().kind != TokenKind::kNewline &&
-        tokens_.back().kind != TokenKind::kDedent) {
+        tokens_.back().kind != TokenKind::kDedent && tokens_.back().kind != TokenKind::kSplice) {
       Emit(TokenKind::kNewline, Punct::kNone, eof, eof);
     }
     while (indents_.size() > 1) {
@@ -178,6 +196,7 @@ class Lexer {
   // Handles indentation at the start of a logical line. Returns false at end of file.
   bool StartLine() {
     while (true) {
+      size_t line_begin = pos_;
       uint32_t col = 0;
       size_t p = pos_;
       while (p < end_) {
@@ -204,8 +223,35 @@ class Lexer {
         ++pos_;
         continue;
       }
+      if (tail_mode_) {
+        if (cancel_ != nullptr && cancel_->load(std::memory_order_relaxed)) throw SplitAbandoned{};
+        if (col < base_) {  // the piece ends: close the levels it opened
+          while (indents_.size() > 1) {
+            indents_.pop_back();
+            Emit(TokenKind::kDedent, Punct::kNone, p, p);
+          }
+          Emit(TokenKind::kEnd, Punct::kNone, p, p);
+          stop_ = static_cast<uint32_t>(line_begin);
+          stopped_ = true;
+          return false;
+        }
+      } else if (line_begin == split_) {
+        split_ = kNoSplit;
+        const LexedTail* tail = nullptr;
+        if (col == base_ && col == indents_.back()) tail = (*at_split_)(indents_.size());
+        if (tail != nullptr) {
+          Emit(TokenKind::kSplice, Punct::kNone, line_begin, tail->stop);
+          info_->metadata_omitted_comment |= tail->info.metadata_omitted_comment;
+          info_->legacy_tir_header |= tail->info.legacy_tir_header;
+          info_->current_spelling_names |= tail->info.current_spelling_names;
+          pos_ = tail->stop;
+          continue;
+        }
+      }
       if (col > indents_.back()) {
-        if (static_cast<int>(indents_.size()) > max_depth_) {
+        if (tail_mode_) {  // the limit counts the levels below the base (LexWithSplit)
+          max_stack_ = std::max(max_stack_, indents_.size());
+        } else if (static_cast<int>(indents_.size()) > max_depth_) {
           Error(
               p, p + 1,
               "indentation is nested too deeply (limit " + std::to_string(max_depth_) + " levels)");
@@ -472,6 +518,8 @@ class Lexer {
     Error(p, p + 1, std::string("unexpected character '") + static_cast<char>(c) + "'");
   }
 
+  static constexpr size_t kNoSplit = ~size_t{0};
+
   const SourceFile& file_;
   const std::string& text_;
   size_t end_;  // lexing stops here (the file end, or the end of a string's content)
@@ -482,12 +530,41 @@ class Lexer {
   std::vector<uint32_t> indents_;
   std::vector<OpenBracket> brackets_;
   std::vector<Token> tokens_;
+  // Split lexing: the first piece stops once at split_; the second (tail_mode_) starts with
+  // base_ as its indentation stack and stops at stop_.
+  bool tail_mode_ = false;
+  uint32_t base_ = 0;
+  size_t split_ = kNoSplit;
+  const std::function<const LexedTail*(size_t)>* at_split_ = nullptr;
+  const std::atomic<bool>* cancel_ = nullptr;
+  bool stopped_ = false;
+  uint32_t stop_ = 0;
+  size_t max_stack_ = 0;
 };
 
 }  // namespace
 
 std::vector<Token> Lex(const SourceFile& file, int max_depth, LexInfo* info) {
   return Lexer(file, max_depth, info, 0, static_cast<uint32_t>(file.text().size()), false).Run();
+}
+
+LexedTail LexTail(const SourceFile& file, uint32_t begin, uint32_t base, int max_depth,
+                  const std::atomic<bool>* cancel) {
+  LexedTail tail;
+  Lexer lexer(file, max_depth, &tail.info, begin, static_cast<uint32_t>(file.text().size()), false);
+  lexer.SetTail(base, cancel);
+  tail.tokens = lexer.Run();
+  tail.stop = lexer.stop();
+  tail.max_stack = lexer.max_stack();
+  return tail;
+}
+
+std::vector<Token> LexWithSplit(const SourceFile& file, int max_depth, LexInfo* info,
+                                uint32_t split, uint32_t base,
+                                const std::function<const LexedTail*(size_t)>& at_split) {
+  Lexer lexer(file, max_depth, info, 0, static_cast<uint32_t>(file.text().size()), false);
+  lexer.SetSplit(split, base, &at_split);
+  return lexer.Run();
 }
 
 std::vector<Token> LexExpression(const SourceFile& file, uint32_t begin, uint32_t end,
@@ -527,6 +604,8 @@ std::string DescribeToken(const SourceFile& file, const Token& token) {
       return "dedent";
     case TokenKind::kEnd:
       return "end of file";
+    case TokenKind::kSplice:
+      return "lines parsed apart";
   }
   return "token";
 }

@@ -9,7 +9,10 @@
 #ifndef PIPESPLIT_SRC_SCRIPT_LEXER_H_
 #define PIPESPLIT_SRC_SCRIPT_LEXER_H_
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,7 +29,8 @@ enum class TokenKind : uint8_t {
   kNewline,
   kIndent,
   kDedent,
-  kEnd
+  kEnd,
+  kSplice  // a stretch of lines lexed and parsed on another thread (LexWithSplit)
 };
 
 enum class Punct : uint8_t {
@@ -91,6 +95,38 @@ struct LexInfo {
 // unexpected characters, invalid UTF-8, mismatched indentation or brackets, nesting deeper
 // than `max_depth`.
 std::vector<Token> Lex(const SourceFile& file, int max_depth, LexInfo* info);
+
+// ---- Lexing a file in two pieces (parse_split.h) ----
+
+// Thrown when a two-piece lex or parse is abandoned (the caller then lexes serially).
+struct SplitAbandoned {};
+
+// The second piece of a file.
+struct LexedTail {
+  // Its tokens, then a dedent for each level opened in it, then kEnd.
+  std::vector<Token> tokens;
+  // Where the piece ends: the end of the file, or the start of the first line indented less
+  // than the piece's base (that line is not lexed).
+  uint32_t stop = 0;
+  // The largest indentation stack (base included) before a push, for the nesting limit.
+  size_t max_stack = 0;
+  LexInfo info;
+};
+
+// Lexes from `begin`, a logical line start indented `base` columns, as if the indentation
+// stack held only `base`, until the end of the file or the first line indented less than
+// `base`. Throws DiagnosticError like Lex, SplitAbandoned when *cancel becomes true.
+LexedTail LexTail(const SourceFile& file, uint32_t begin, uint32_t base, int max_depth,
+                  const std::atomic<bool>* cancel);
+
+// Lexes like Lex, except that when the lexer reaches the line start `split` in the state
+// LexTail assumes (no bracket open, the line indented `base` columns, which is the top of the
+// indentation stack: no indent or dedent due), it calls at_split(indentation stack size). When
+// that returns a tail, the lexer emits one kSplice token [split, tail->stop), merges the
+// tail's LexInfo and goes on at tail->stop; when it returns null, it lexes on as Lex.
+std::vector<Token> LexWithSplit(const SourceFile& file, int max_depth, LexInfo* info,
+                                uint32_t split, uint32_t base,
+                                const std::function<const LexedTail*(size_t)>& at_split);
 
 // Tokenizes the byte range [begin, end) of `file` as one expression (no indentation tokens),
 // e.g. the content of a string literal holding a symbolic expression ("n * 2").

@@ -232,6 +232,9 @@ class SyntaxTree {
     return List(items.data(), items.size());
   }
   std::string_view Str(std::string value) { return strings_.emplace_back(std::move(value)); }
+  // Keeps the nodes of `other` (whose statements this tree's body may now hold) alive as long
+  // as this tree.
+  void Adopt(std::unique_ptr<SyntaxTree> other) { adopted_.push_back(std::move(other)); }
 
   std::vector<PyStmt*> body;  // top-level statements
 
@@ -241,6 +244,7 @@ class SyntaxTree {
   Arena<PyExpr*> expr_lists_;
   Arena<PyKeyword> keyword_lists_;
   std::deque<std::string> strings_;
+  std::vector<std::unique_ptr<SyntaxTree>> adopted_;
 };
 
 }  // namespace pipesplit::script

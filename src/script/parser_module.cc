@@ -8,6 +8,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/lexer.h"
+#include "src/script/parse_split.h"
 #include "src/script/parser_lower.h"
 #include "src/script/parser_syntax.h"
 #include "src/script/parser_tir.h"
@@ -418,10 +419,8 @@ ir::IRModule ParseModule(const SourceFile& file, const ParseOptions& options) {
   if (opts.max_depth < 1) opts.max_depth = 1;
   LexInfo lex_info;
   SyntaxTree tree;
-  {
-    std::vector<Token> tokens = Lex(file, opts.max_depth, &lex_info);
-    SyntaxParser(file, tokens, opts.max_depth, &tree).ParseFile();
-  }  // the tokens are freed before lowering, which reuses their memory
+  // The tokens are freed before lowering, which reuses their memory.
+  LexAndParse(file, opts.max_depth, opts.split_parse_min_bytes, &tree, &lex_info);
   return Lowerer(file, opts, tree, lex_info).Run();
 }
 

@@ -1,6 +1,7 @@
 # Sources of the TVMScript parser (lexer, syntax tree, lowering to IR).
 set(PIPESPLIT_PARSER_SOURCES
   lexer.cc
+  parse_split.cc
   parser_binding.cc
   parser_blocks.cc
   parser_call.cc

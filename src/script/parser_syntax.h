@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -26,6 +27,14 @@ namespace pipesplit::script {
 // Whether `s` is a Python keyword (a name that cannot be an identifier).
 bool IsPythonKeyword(std::string_view s);
 
+// The statements of the second piece of a split parse (parse_split.h).
+struct ParsedTail {
+  uint32_t base = 0;  // the indentation of its statements
+  std::vector<PyStmt*> body;
+  uint32_t prev_end = 0;  // the end of its last name/number/string/punct token
+  int max_recursion = 0;  // the deepest nesting of recursive forms it reached (from 0)
+};
+
 class SyntaxParser {
  public:
   SyntaxParser(const SourceFile& file, const std::vector<Token>& tokens, int max_depth,
@@ -35,6 +44,12 @@ class SyntaxParser {
   void ParseFile();
   // Parses the tokens as a single expression (from LexExpression).
   PyExpr* ParseStandaloneExpression();
+  // Parses the tokens of LexTail as a list of statements indented `base` columns.
+  ParsedTail ParseTail(uint32_t base);
+  // Where a statement list reaches a kSplice token (LexWithSplit), `splice` gives the
+  // statements it stands for (waiting for them), or null; the parser throws SplitAbandoned
+  // when it is null or when the tail would not parse the same at this point.
+  void set_splice(std::function<const ParsedTail*()> splice) { splice_ = std::move(splice); }
 
  private:
   // ---- Token access ----
@@ -54,6 +69,7 @@ class SyntaxParser {
 
   // ---- Statements (parser_syntax_stmt.cc) ----
   void ParseStatement(std::vector<PyStmt*>* out);
+  void Splice(std::vector<PyStmt*>* out, bool top_level);
   void ParseSimpleStatements(std::vector<PyStmt*>* out);
   PyStmt* ParseSmallStatement();
   std::vector<PyStmt*> ParseSuite();
@@ -148,6 +164,8 @@ class SyntaxParser {
   size_t pos_ = 0;
   uint32_t prev_end_ = 0;  // end of the last consumed name/number/string/punct token
   int recursion_ = 0;
+  int max_recursion_ = 0;  // the largest recursion_ reached (ParseTail)
+  std::function<const ParsedTail*()> splice_;
   int prim_func_depth_ = 0;               // > 0 while parsing a @T.prim_func body
   std::vector<PyExpr*> expr_stack_;       // see StackMark
   std::vector<PyKeyword> keyword_stack_;  // see StackMark

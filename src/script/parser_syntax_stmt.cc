@@ -49,8 +49,43 @@ void SyntaxParser::ParseFile() {
       Next();
       continue;
     }
+    if (AtKind(TokenKind::kSplice)) {
+      Splice(&tree_->body, true);
+      continue;
+    }
     ParseStatement(&tree_->body);
   }
+}
+
+ParsedTail SyntaxParser::ParseTail(uint32_t base) {
+  // The statement loop of ParseFile (base 0) or of ParseSuite; the piece ends with kEnd where
+  // the file's suite would end with a dedent.
+  ParsedTail tail;
+  tail.base = base;
+  while (!AtKind(TokenKind::kEnd)) {
+    if (base == 0 && (AtKind(TokenKind::kNewline) || AtKind(TokenKind::kDedent))) {
+      Next();
+      continue;
+    }
+    if (AtKind(TokenKind::kDedent)) throw SplitAbandoned{};
+    ParseStatement(&tail.body);
+  }
+  tail.prev_end = prev_end_;
+  tail.max_recursion = max_recursion_;
+  return tail;
+}
+
+void SyntaxParser::Splice(std::vector<PyStmt*>* out, bool top_level) {
+  // The tail parsed like this parser would here when it starts a statement of the same list,
+  // outside a @T.prim_func body (its `for` statements), and nests no deeper than allowed.
+  const ParsedTail* tail = splice_ ? splice_() : nullptr;
+  if (tail == nullptr || (tail->base == 0) != top_level || prim_func_depth_ != 0 ||
+      recursion_ + tail->max_recursion > max_depth_) {
+    throw SplitAbandoned{};
+  }
+  out->insert(out->end(), tail->body.begin(), tail->body.end());
+  prev_end_ = tail->prev_end;
+  ++pos_;  // the kSplice token (never the last one: kEnd follows)
 }
 
 void SyntaxParser::ParseStatement(std::vector<PyStmt*>* out) {
@@ -168,6 +203,10 @@ std::vector<PyStmt*> SyntaxParser::ParseSuite() {
   if (!AtKind(TokenKind::kIndent)) ExpectedError("an indented block");
   Next();
   while (!AtKind(TokenKind::kDedent) && !AtKind(TokenKind::kEnd)) {
+    if (AtKind(TokenKind::kSplice)) {
+      Splice(&body, false);
+      continue;
+    }
     ParseStatement(&body);
   }
   if (AtKind(TokenKind::kDedent)) Next();
@@ -334,6 +373,7 @@ PyStmt* SyntaxParser::ParseOpaqueDef(uint32_t begin, std::vector<PyExpr*> decora
     int depth = 0;
     while (!AtKind(TokenKind::kEnd)) {
       const Token& t = Next();
+      if (t.kind == TokenKind::kSplice) throw SplitAbandoned{};  // a split inside the body
       if (t.kind == TokenKind::kIndent) ++depth;
       if (t.kind == TokenKind::kNewline) text_end = t.begin;
       if (t.kind == TokenKind::kDedent && --depth == 0) break;

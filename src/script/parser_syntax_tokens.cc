@@ -54,6 +54,7 @@ SyntaxParser::DepthGuard::DepthGuard(SyntaxParser* parser, uint32_t begin) : par
                      "expression is nested too deeply (limit " +
                          std::to_string(parser_->max_depth_) + " levels)");
   }
+  parser_->max_recursion_ = std::max(parser_->max_recursion_, parser_->recursion_);
 }
 
 // ---- Token access ----

@@ -33,6 +33,7 @@
 #ifndef PIPESPLIT_SCRIPT_PARSER_H_
 #define PIPESPLIT_SCRIPT_PARSER_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -43,6 +44,10 @@ namespace pipesplit::script {
 
 struct ParseOptions {
   int max_depth = 200;  // brackets / expression nesting / indentation levels
+  // Files at least this large are lexed and syntax-parsed in two pieces on two threads (the
+  // result and diagnostics are the serial ones); negative: never. It pays when a second core
+  // is free, and costs a little when none is (bench/parse_split_bench.cc).
+  int64_t split_parse_min_bytes = int64_t{256} << 10;
 };
 
 // Parses a file already registered in the SourceManager.
