@@ -235,8 +235,8 @@ class StageMutator : public ir::ExprMutator {
   ir::TirVarMap* symbols_;
   const std::unordered_set<const ir::VarNode*>* outputs_;
   bool in_dataflow_ = true;
-  ir::StructInfo last_sinfo_in_, last_sinfo_out_;  // see VisitStructInfo
-  absl::flat_hash_set<const ir::VarNode*> remapped_;      // the keys of var_remap_ (FastVisit)
+  ir::StructInfo last_sinfo_in_, last_sinfo_out_;     // see VisitStructInfo
+  absl::flat_hash_set<const ir::VarNode*> remapped_;  // the keys of var_remap_ (FastVisit)
 };
 
 }  // namespace pipesplit::transform

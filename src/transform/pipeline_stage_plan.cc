@@ -26,7 +26,6 @@
 #include <unordered_map>
 
 #include "absl/container/flat_hash_map.h"
-
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
