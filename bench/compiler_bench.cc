@@ -6,8 +6,6 @@
 // whole `pipesplit opt` job (parse + rewrite + print) in a fresh process next to CPython's
 // `ast.parse` of the same text, with the time and peak-RSS ratios as counters.
 #include <benchmark/benchmark.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include <map>
 #include <optional>
 
+#include "bench/bench_util.h"
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
@@ -29,10 +28,13 @@
 #include "src/cli/models/llama_example.h"
 #include "src/cli/models/lowered_llama.h"
 
-extern char** environ;
-
 namespace pipesplit {
 namespace {
+
+using bench::ChildRun;
+using bench::LegalizedLlamaText;
+using bench::PeakRssMb;
+using bench::RunChild;
 
 const std::string& LoweredText(int layers) {
   static std::map<int, std::string> cache;
@@ -153,19 +155,6 @@ void BM_ParseRewritePrint(benchmark::State& state) {
 BENCHMARK(BM_ParseRewritePrint)->Arg(8)->Arg(80)->Arg(640)->Unit(benchmark::kMillisecond);
 
 // The text `pipesplit example llama-lowered --layers N --stages 8 --module-only` writes.
-const std::string& LegalizedLlamaText(int layers) {
-  static std::map<int, std::string> cache;
-  auto it = cache.find(layers);
-  if (it != cache.end()) return it->second;
-  models::LlamaConfig config;
-  config.layers = layers;
-  config.stages = 8;
-  ir::IRModule mod = script::ParseModule(models::GenerateLlamaExample(config).module_text, "l");
-  transform::PassContext ctx;
-  mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
-  return cache[layers] = script::PrintModule(mod);
-}
-
 void BM_FrontEndParse(benchmark::State& state) {
   const std::string& text = LegalizedLlamaText(static_cast<int>(state.range(0)));
   for (auto _ : state) benchmark::DoNotOptimize(script::ParseModule(text, "model.py"));
@@ -210,17 +199,6 @@ void BM_FrontEndCheck(benchmark::State& state) {
 }
 BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
 
-// Peak RSS of the calling process in MB, from /proc (getrusage would also count the pages
-// of the benchmark process that spawned it, which the child shares until its exec).
-double PeakRssMb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  }
-  return 0;
-}
-
 // Child mode of this binary (see RunChild): parse, rewrite and print the file named by
 // PIPESPLIT_BENCH_CHILD, print the peak RSS in MB, and exit before the benchmark starts.
 [[maybe_unused]] const bool kChildRan = [] {
@@ -241,47 +219,6 @@ double PeakRssMb() {
 constexpr const char* kPythonPeakRss =
     "print(next(float(l.split()[1]) / 1024 for l in open('/proc/self/status') "
     "if l.startswith('VmHWM:')))";
-
-struct ChildRun {
-  double seconds = 0;
-  double peak_rss_mb = 0;  // what the child printed last
-  bool ok = false;
-};
-
-// Runs argv with `env` added in a fresh process: wall time from spawn to exit, and the peak
-// RSS the child printed on stdout.
-ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
-  std::vector<char*> args, envp;
-  for (std::string& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  ChildRun run;
-  int fds[2];
-  if (pipe(fds) != 0) return run;
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  auto start = std::chrono::steady_clock::now();
-  pid_t pid;
-  int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string output;
-  char buffer[256];
-  ssize_t n;
-  while (spawned == 0 && (n = read(fds[0], buffer, sizeof(buffer))) > 0) output.append(buffer, n);
-  close(fds[0]);
-  if (spawned != 0) return run;
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return run;
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.peak_rss_mb = std::strtod(output.c_str(), nullptr);
-  run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && run.peak_rss_mb > 0;
-  return run;
-}
 
 void BM_FreshProcessVsPython(benchmark::State& state) {
   const char* python = "/usr/bin/python3";
