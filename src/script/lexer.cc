@@ -197,21 +197,8 @@ class Lexer {
   bool StartLine() {
     while (true) {
       size_t line_begin = pos_;
-      uint32_t col = 0;
       size_t p = pos_;
-      while (p < end_) {
-        char c = text_[p];
-        if (c == ' ') {
-          ++col;
-        } else if (c == '\t') {
-          col = (col / 8 + 1) * 8;
-        } else if (c == '\f') {
-          col = 0;
-        } else {
-          break;
-        }
-        ++p;
-      }
+      const uint32_t col = IndentColumn(text_, end_, &p);
       pos_ = p;
       if (p >= end_) return false;
       char c = text_[p];

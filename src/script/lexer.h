@@ -91,6 +91,26 @@ struct LexInfo {
   bool current_spelling_names = false;
 };
 
+// The indentation column of the line whose first byte is text[*pos] (a tab advances to the next
+// multiple of 8, a form feed resets to 0, as Python counts); *pos moves past the indentation,
+// stopping at `end`.
+inline uint32_t IndentColumn(std::string_view text, size_t end, size_t* pos) {
+  uint32_t col = 0;
+  for (; *pos < end; ++*pos) {
+    const char c = text[*pos];
+    if (c == ' ') {
+      ++col;
+    } else if (c == '\t') {
+      col = (col / 8 + 1) * 8;
+    } else if (c == '\f') {
+      col = 0;
+    } else {
+      break;
+    }
+  }
+  return col;
+}
+
 // Tokenizes `file`. Throws DiagnosticError (located) on lexical errors: unterminated strings,
 // unexpected characters, invalid UTF-8, mismatched indentation or brackets, nesting deeper
 // than `max_depth`.

@@ -18,22 +18,9 @@ void LexAndParseSerially(const SourceFile& file, int max_depth, SyntaxTree* tree
   SyntaxParser(file, tokens, max_depth, tree).ParseFile();
 }
 
-// The indentation column of the line starting at `line`, counted as the lexer counts it.
-uint32_t IndentColumn(const std::string& text, size_t line) {
-  uint32_t col = 0;
-  for (size_t p = line; p < text.size(); ++p) {
-    char c = text[p];
-    if (c == ' ') {
-      ++col;
-    } else if (c == '\t') {
-      col = (col / 8 + 1) * 8;
-    } else if (c == '\f') {
-      col = 0;
-    } else {
-      break;
-    }
-  }
-  return col;
+// The indentation column of the line starting at `line`.
+uint32_t SplitColumn(const std::string& text, size_t line) {
+  return IndentColumn(text, text.size(), &line);
 }
 
 // The number of spaces the line starting at `line` begins with.
@@ -189,7 +176,7 @@ void LexAndParse(const SourceFile& file, int max_depth, int64_t min_split_bytes,
     return;
   }
   SplitJob job(file, max_depth, static_cast<uint32_t>(split),
-               IndentColumn(text, static_cast<size_t>(split)));
+               SplitColumn(text, static_cast<size_t>(split)));
   bool head_ok = false;
   support::CompileParallelFor(2, [&](int64_t chunk) {
     if (chunk == 0) {
