@@ -149,6 +149,7 @@ class StageMutator : public ir::ExprMutator {
   // changes (no reference count is touched: stages are built side by side and share nodes),
   // the stage's var, or the rebuilt node stored in *built; nullptr when it needs the walk.
   const Expr* FastVisit(const Expr& e, Expr* built) {
+    if (IsOpaqueLeaf(e->kind())) return &e;
     switch (e->kind()) {
       case ir::NodeKind::kVar:
       case ir::NodeKind::kDataflowVar: {
@@ -157,13 +158,6 @@ class StageMutator : public ir::ExprMutator {
         *built = var_remap_.find(var)->second;
         return built;
       }
-      case ir::NodeKind::kGlobalVar:
-      case ir::NodeKind::kConstant:
-      case ir::NodeKind::kStringImm:
-      case ir::NodeKind::kDataTypeImm:
-      case ir::NodeKind::kOp:
-      case ir::NodeKind::kExternFunc:
-        return &e;
       case ir::NodeKind::kPrimValue: {
         const ir::PrimExpr& value = static_cast<const ir::PrimValueNode&>(*e).value();
         return value == nullptr || value->kind() == ir::NodeKind::kIntImm ? &e : nullptr;

@@ -57,17 +57,12 @@ bool IsBoundaryCall(const ir::Expr& value) {
 // owned by the function being planned). Flat expressions (vars, leaves, tuples, calls) are
 // walked directly; nested functions and branches by a visitor, in the same order.
 void CollectVarUses(const ir::Expr& e, std::vector<const ir::VarNode*>* out) {
+  if (IsOpaqueLeaf(e->kind())) return;
   switch (e->kind()) {
     case ir::NodeKind::kVar:
     case ir::NodeKind::kDataflowVar:
       out->push_back(static_cast<const ir::VarNode*>(e.get()));
       return;
-    case ir::NodeKind::kGlobalVar:
-    case ir::NodeKind::kConstant:
-    case ir::NodeKind::kStringImm:
-    case ir::NodeKind::kDataTypeImm:
-    case ir::NodeKind::kOp:
-    case ir::NodeKind::kExternFunc:
     case ir::NodeKind::kPrimValue:
     case ir::NodeKind::kShapeExpr:
       return;

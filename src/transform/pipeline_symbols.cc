@@ -102,15 +102,10 @@ class SymbolCollector : public ir::ExprVisitor {
 // static struct infos) done directly; nested functions, branches and symbolic struct infos
 // go to the collector, in the same order, so the result is the same.
 void CollectFlat(const ir::Expr& e, SymbolCollector* collector, std::vector<TirVar>* out) {
+  if (IsOpaqueLeaf(e->kind())) return;
   switch (e->kind()) {
     case ir::NodeKind::kVar:
     case ir::NodeKind::kDataflowVar:
-    case ir::NodeKind::kGlobalVar:
-    case ir::NodeKind::kConstant:
-    case ir::NodeKind::kStringImm:
-    case ir::NodeKind::kDataTypeImm:
-    case ir::NodeKind::kOp:
-    case ir::NodeKind::kExternFunc:
       return;
     case ir::NodeKind::kTuple:
       for (const ir::Expr& f : static_cast<const ir::TupleNode&>(*e).fields()) {
