@@ -38,25 +38,29 @@ inline const std::string& LegalizedLlamaText(int layers) {
   return cache[layers] = script::PrintModule(mod);
 }
 
-// Peak RSS of the calling process in MB, from /proc (getrusage would also count the pages
-// of the benchmark process that spawned it, which the child shares until its exec).
-inline double PeakRssMb() {
+// A line of /proc/self/status in MB (getrusage would also count the pages of the benchmark
+// process that spawned the child, which the child shares until its exec).
+inline double StatusMb(const char* key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+    if (line.rfind(key, 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
   }
   return 0;
 }
+// Peak and current RSS of the calling process in MB.
+inline double PeakRssMb() { return StatusMb("VmHWM:"); }
+inline double CurrentRssMb() { return StatusMb("VmRSS:"); }
 
 struct ChildRun {
   double seconds = 0;
-  double peak_rss_mb = 0;  // what the child printed last
+  double peak_rss_mb = 0;       // the first number the child printed
+  std::vector<double> numbers;  // every number it printed, in order
   bool ok = false;
 };
 
 // Runs argv with `env` added in a fresh process: wall time from spawn to exit, and the peak
-// RSS the child printed on stdout.
+// RSS the child printed first on stdout (and every number it printed).
 inline ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string> env) {
   std::vector<char*> args, envp;
   for (std::string& a : argv) args.push_back(a.data());
@@ -85,7 +89,14 @@ inline ChildRun RunChild(std::vector<std::string> argv, std::vector<std::string>
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return run;
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.peak_rss_mb = std::strtod(output.c_str(), nullptr);
+  for (const char* p = output.c_str(); *p != '\0';) {
+    char* end = nullptr;
+    double v = std::strtod(p, &end);
+    if (end == p) break;
+    run.numbers.push_back(v);
+    p = end;
+  }
+  run.peak_rss_mb = run.numbers.empty() ? 0 : run.numbers[0];
   run.ok = WIFEXITED(status) && WEXITSTATUS(status) == 0 && run.peak_rss_mb > 0;
   return run;
 }

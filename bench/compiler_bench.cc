@@ -200,17 +200,32 @@ void BM_FrontEndCheck(benchmark::State& state) {
 BENCHMARK(BM_FrontEndCheck)->Arg(256)->Arg(640)->Unit(benchmark::kMillisecond);
 
 // Child mode of this binary (see RunChild): parse, rewrite and print the file named by
-// PIPESPLIT_BENCH_CHILD, print the peak RSS in MB, and exit before the benchmark starts.
+// PIPESPLIT_BENCH_CHILD, print the peak RSS in MB, then the milliseconds and the RSS in MB
+// after each phase (parse, rewrite, print), and exit before the benchmark starts.
 [[maybe_unused]] const bool kChildRan = [] {
   const char* path = std::getenv("PIPESPLIT_BENCH_CHILD");
   if (path == nullptr) return false;
   std::string text, error;
   if (!ReadFile(path, &text, &error)) std::_Exit(1);
+  using Clock = std::chrono::steady_clock;
+  double phase_ms[3], phase_rss[3];
+  auto last = Clock::now();
+  auto mark = [&](int phase) {
+    auto now = Clock::now();
+    phase_ms[phase] = std::chrono::duration<double, std::milli>(now - last).count();
+    phase_rss[phase] = bench::CurrentRssMb();
+    last = now;
+  };
   // The parsed module stays alive, as in `pipesplit opt`, which holds it until exit.
   ir::IRModule parsed = script::ParseModule(text, path);
+  mark(0);
   ir::IRModule mod = transform::RewritePipelineStages(parsed);
+  mark(1);
   std::string out = script::PrintModule(mod);
-  std::printf("%f\n", PeakRssMb());
+  mark(2);
+  std::printf("%f", PeakRssMb());
+  for (int i = 0; i < 3; ++i) std::printf(" %f %f", phase_ms[i], phase_rss[i]);
+  std::printf("\n");
   std::fflush(stdout);
   std::_Exit(out.empty() ? 1 : 0);
 }();
@@ -234,6 +249,7 @@ void BM_FreshProcessVsPython(benchmark::State& state) {
   }
   std::vector<std::string> child_env{"PIPESPLIT_BENCH_CHILD=" + file.string()};
   double ours = 0, theirs = 0, ours_rss = 0, theirs_rss = 0;
+  double phase_ms[3] = {0, 0, 0}, phase_rss[3] = {0, 0, 0};
   for (auto _ : state) {
     ChildRun a = RunChild({"/proc/self/exe"}, child_env);
     ChildRun b = RunChild(
@@ -249,10 +265,20 @@ void BM_FreshProcessVsPython(benchmark::State& state) {
     ours += a.seconds;
     theirs += b.seconds;
     ours_rss = std::max(ours_rss, a.peak_rss_mb);
+    for (size_t i = 0; i < 3 && 2 + 2 * i < a.numbers.size(); ++i) {
+      phase_ms[i] += a.numbers[1 + 2 * i];
+      phase_rss[i] = std::max(phase_rss[i], a.numbers[2 + 2 * i]);
+    }
     theirs_rss = std::max(theirs_rss, b.peak_rss_mb);
   }
   std::filesystem::remove(file);
-  state.counters["python_ms"] = theirs * 1e3 / static_cast<double>(state.iterations());
+  const double n = static_cast<double>(state.iterations());
+  const char* phases[3] = {"parse", "rewrite", "print"};
+  for (int i = 0; i < 3; ++i) {
+    state.counters[std::string(phases[i]) + "_ms"] = phase_ms[i] / n;
+    state.counters[std::string(phases[i]) + "_rss_mb"] = phase_rss[i];
+  }
+  state.counters["python_ms"] = theirs * 1e3 / n;
   state.counters["time_ratio"] = theirs > 0 ? ours / theirs : 0;
   state.counters["rss_mb"] = ours_rss;
   state.counters["python_rss_mb"] = theirs_rss;
