@@ -285,6 +285,10 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
 }
 
 Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
+  if (op_name == CallTirOpName()) {
+    Value direct;
+    if (TryDirectCallTir(call, &direct)) return direct;
+  }
   std::vector<Value> positional;
   std::vector<std::pair<const PyKeyword*, Value>> keywords;
   if (!positional_pool_.empty()) {

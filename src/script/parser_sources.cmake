@@ -6,6 +6,7 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_blocks.cc
   parser_call.cc
   parser_call_packed.cc
+  parser_call_tir.cc
   parser_eval.cc
   parser_function.cc
   parser_intrinsics.cc

@@ -48,6 +48,9 @@ struct ParseOptions {
   // result and diagnostics are the serial ones); negative: never. It pays when a second core
   // is free, and costs a little when none is (bench/parse_split_bench.cc).
   int64_t split_parse_min_bytes = int64_t{256} << 10;
+  // R.call_tir(cls.f, (x, ...), out_sinfo=...) with names as arguments is lowered directly,
+  // without the general op-call machinery (the same IR; off only to compare the two paths).
+  bool direct_call_tir = true;
 };
 
 // Parses a file already registered in the SourceManager.
