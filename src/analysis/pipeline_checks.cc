@@ -164,23 +164,37 @@ void CheckDispatch(const ir::IRModule& mod, const ir::CallNode& call, Span at,
   }
 }
 
+void CheckDispatchersIn(const ir::IRModule& mod, const ir::Expr& member,
+                        std::vector<Diagnostic>* out) {
+  const auto* func = ir::As<ir::FunctionNode>(member);
+  if (func == nullptr) return;
+  const auto* seq = ir::As<ir::SeqExprNode>(func->body());
+  if (seq == nullptr) return;
+  for (const ir::BindingBlock& block : seq->blocks()) {
+    for (const ir::Binding& b : block->bindings()) {
+      if (const ir::CallNode* dispatch =
+              ir::IsExternCall(b->value(), ir::protocol::kCallBuiltinWithCtx,
+                               ir::protocol::kDispatchFunctionByGroup)) {
+        CheckDispatch(mod, *dispatch, b->span(), out);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod) {
   std::vector<Diagnostic> out;
-  for (const ir::IRModule::Member& member : mod.members()) {
-    auto func = ir::Cast<ir::FunctionNode>(member.func);
-    if (!func) continue;
-    const auto* seq = ir::As<ir::SeqExprNode>(func->body());
-    if (seq == nullptr) continue;
-    for (const ir::BindingBlock& block : seq->blocks()) {
-      for (const ir::Binding& b : block->bindings()) {
-        if (const ir::CallNode* dispatch =
-                ir::IsExternCall(b->value(), ir::protocol::kCallBuiltinWithCtx,
-                                 ir::protocol::kDispatchFunctionByGroup)) {
-          CheckDispatch(mod, *dispatch, b->span(), &out);
-        }
-      }
+  for (const ir::IRModule::Member& member : mod.members()) CheckDispatchersIn(mod, member.func, &out);
+  return out;
+}
+
+std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod,
+                                             const std::vector<ir::GlobalVar>& members) {
+  std::vector<Diagnostic> out;
+  for (const ir::GlobalVar& gvar : members) {
+    if (const ir::IRModule::Member* member = mod.Find(gvar->name_hint())) {
+      CheckDispatchersIn(mod, member->func, &out);
     }
   }
   return out;

@@ -11,7 +11,8 @@
 //     and unpacked tuple fields become aliases of the values they carry.
 //  4. Value flow: every use in stage s of a value defined in an earlier stage is made
 //     available in s: through the boundary that passes it, else forwarded through every
-//     boundary in between. Parameters are passed by the caller; weights are read from
+//     boundary in between (the uses are collected for the stages side by side, then
+//     resolved in binding order). Parameters are passed by the caller; weights are read from
 //     packed_params.
 //  5. Symbolic vars: each stage gets from its caller (`s`) the symbolic vars the dispatcher
 //     has (those of the non-weight parameters); vars born inside an earlier stage are
@@ -32,6 +33,7 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/thread_pool.h"
 #include "src/transform/pipeline_symbols.h"
 
 namespace pipesplit::transform {
@@ -348,21 +350,25 @@ class PlanBuilder {
     }
     // params_used[s][i]: stage s uses parameter i.
     std::vector<std::vector<bool>> params_used(plan_.stages.size(), std::vector<bool>(num_params));
-    std::vector<const ir::VarNode*> uses;  // reused for every binding
+    // The var uses of each stage's bindings, collected side by side (each walk only reads its
+    // binding), then required in binding order: the same plan for every thread count.
+    std::vector<StageUses> stage_uses(plan_.stages.size());
+    support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
+      CollectStageUses(plan_.stages[s], &stage_uses[s]);
+    });
 
     for (Stage& stage : plan_.stages) {
       int s = stage.index;
-      for (const Binding& binding : stage.bindings) {
-        // Weight reads.
-        if (const auto* item = As<ir::TupleGetItemNode>(binding->value())) {
-          if (item->tuple() == plan_.packed_params) {
-            stage.weights.push_back(item->index());
-            continue;
-          }
+      const StageUses& uses = stage_uses[s];
+      for (size_t i = 0; i < stage.bindings.size(); ++i) {
+        const Binding& binding = stage.bindings[i];
+        if (uses.is_weight[i]) {
+          stage.weights.push_back(uses.weight_index[i]);
+          continue;
         }
-        uses.clear();
-        CollectVarUses(binding->value(), &uses);
-        for (const ir::VarNode* use : uses) Require(use, s, binding, &params_used[s]);
+        for (uint32_t k = uses.begin[i]; k < uses.begin[i + 1]; ++k) {
+          Require(uses.vars[k], s, binding, &params_used[s]);
+        }
       }
       if (s + 1 < plan_.num_stages) {
         // Index loop: Require may append forwarded transfers (which it then finds carried).
@@ -395,6 +401,30 @@ class PlanBuilder {
         }
       }
     }
+  }
+
+  // The var uses of a stage's bindings: those of binding i are vars[begin[i], begin[i + 1]);
+  // a weight read (is_weight[i]) lists no uses and reads packed_params[weight_index[i]].
+  struct StageUses {
+    std::vector<const ir::VarNode*> vars;
+    std::vector<uint32_t> begin;
+    std::vector<bool> is_weight;
+    std::vector<int> weight_index;
+  };
+  void CollectStageUses(const Stage& stage, StageUses* out) const {
+    out->begin.reserve(stage.bindings.size() + 1);
+    out->is_weight.reserve(stage.bindings.size());
+    out->weight_index.reserve(stage.bindings.size());
+    for (const Binding& binding : stage.bindings) {
+      out->begin.push_back(static_cast<uint32_t>(out->vars.size()));
+      const auto* item = As<ir::TupleGetItemNode>(binding->value());
+      bool weight = item != nullptr && item->tuple() == plan_.packed_params;
+      out->is_weight.push_back(weight);
+      out->weight_index.push_back(weight ? item->index() : 0);
+      if (weight) continue;
+      CollectVarUses(binding->value(), &out->vars);
+    }
+    out->begin.push_back(static_cast<uint32_t>(out->vars.size()));
   }
 
   // Makes the value `use` stands for available in stage `s`.

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/support/thread_pool.h"
 
 namespace pipesplit::transform {
 
@@ -158,6 +159,14 @@ class SymbolPlanner {
   }
 
   void Run() {
+    // Each binding's symbols, collected once for all stages side by side (each walk only reads
+    // its binding); the planning below reads them in order.
+    symbols_.resize(plan_.stages.size());
+    support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
+      const std::vector<ir::Binding>& bindings = plan_.stages[s].bindings;
+      symbols_[s].reserve(bindings.size());
+      for (const ir::Binding& b : bindings) symbols_[s].push_back(CollectBindingSymbols(b));
+    });
     const ir::Function& func = plan_.func;
     for (const ir::Var& p : func->params()) {
       if (p == plan_.packed_params) continue;
@@ -167,9 +176,10 @@ class SymbolPlanner {
     std::unordered_set<const TirVarNode*> bound = dispatcher_;
     for (const TirVar& v : SymbolsOf(plan_.packed_params->struct_info())) bound.insert(v.get());
     for (const Stage& stage : plan_.stages) {
-      for (const ir::Binding& b : stage.bindings) {
+      for (size_t i = 0; i < stage.bindings.size(); ++i) {
+        const ir::Binding& b = stage.bindings[i];
         if (!ir::Is<ir::MatchCastNode>(b)) continue;
-        for (const TirVar& v : CollectBindingSymbols(b).cast_targets) {
+        for (const TirVar& v : symbols_[stage.index][i].cast_targets) {
           if (bound.insert(v.get()).second) cast_sites_[v.get()] = {b, stage.index};
         }
       }
@@ -189,8 +199,7 @@ class SymbolPlanner {
       }
       for (const TirVar& v : underivable) Need(v, s, plan_.boundaries[s - 1]);
     }
-    // Each binding's symbols, collected once (the loop below and the `s` order both use them).
-    std::vector<BindingSymbols> binding_symbols(stage.bindings.size());
+    const std::vector<BindingSymbols>& binding_symbols = symbols_[s];
     for (size_t i = 0; i < stage.bindings.size(); ++i) {
       const ir::Binding& b = stage.bindings[i];
       if (IsWeightRead(b)) {
@@ -204,7 +213,6 @@ class SymbolPlanner {
         if (cast) stage.cast_weight_reads.push_back(b.get());
         continue;
       }
-      binding_symbols[i] = CollectBindingSymbols(b);
       const BindingSymbols& symbols = binding_symbols[i];
       for (const TirVar& v : symbols.uses) {
         if (std::find(symbols.cast_targets.begin(), symbols.cast_targets.end(), v) !=
@@ -249,7 +257,6 @@ class SymbolPlanner {
     for (size_t i = 0; i < stage.bindings.size(); ++i) {
       const ir::Binding& b = stage.bindings[i];
       bool weight_read = IsWeightRead(b);
-      if (weight_read) binding_symbols[i] = CollectBindingSymbols(b);
       for (const TirVar& v : binding_symbols[i].uses) take(v, b->span());
       // A plain binding's uses already end with the symbols of its var's struct info.
       if (!weight_read && !ir::Is<ir::MatchCastNode>(b)) continue;
@@ -314,6 +321,7 @@ class SymbolPlanner {
   std::unordered_set<const TirVarNode*> dispatcher_;
   std::unordered_map<const TirVarNode*, CastSite> cast_sites_;
   std::unordered_set<const TirVarNode*> defined_;  // bound so far in the current stage
+  std::vector<std::vector<BindingSymbols>> symbols_;  // [stage][binding]
 };
 
 }  // namespace

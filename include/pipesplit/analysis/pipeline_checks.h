@@ -15,6 +15,10 @@ namespace pipesplit::analysis {
 // same dtype, rank and (where both sides are known in the dispatcher's terms) dims. Returns
 // one diagnostic per mismatch.
 std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod);
+// The same check for the dispatchers called in the Relax functions named by `members` only
+// (a pass that built them checks its own work without walking the members it left alone).
+std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod,
+                                             const std::vector<ir::GlobalVar>& members);
 
 }  // namespace pipesplit::analysis
 
