@@ -161,5 +161,30 @@ class Module:
   EXPECT_EQ(call->args()[1], main->params()[2]);
 }
 
+// The syntax is told by a prim-type annotation however it is spelled: T and its attribute may
+// be apart (blanks, a line join, a comment inside brackets), and `T` in a longer name
+// (R.Tensor) or in a comment is no prim type.
+TEST(ParserCurrentSyntax, PrimTypeAnnotationsInAnySpelling) {
+  const std::string head = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32"), )";
+  const std::string tail = R"() -> R.Tensor((4,), dtype="float32"):
+        return x
+)";
+  for (const std::string& annotation :
+       {std::string("n: T.int64"), std::string("n: T . int64"), std::string("n: (T  # c\n .int64)"),
+        std::string("n: T\\\n.int64")}) {
+    SCOPED_TRACE(annotation);
+    EXPECT_EQ(Parse(head + annotation + tail).syntax(), ir::Syntax::kCurrent);
+  }
+  for (const std::string& annotation :
+       {std::string("n: R.Tensor((4,), dtype=\"float32\")"), std::string("n: R.Prim(\"int64\")"),
+        std::string("n: R.Tuple(R.Object,  # T.int64\n R.Object)")}) {
+    SCOPED_TRACE(annotation);
+    EXPECT_EQ(Parse(head + annotation + tail).syntax(), ir::Syntax::kClassic);
+  }
+}
+
 }  // namespace
 }  // namespace pipesplit::script
