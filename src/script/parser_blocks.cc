@@ -76,6 +76,8 @@ void Lowerer::LowerWith(const PyStmt* stmt) {
   fn_->in_dataflow = true;
   fn_->dataflow_output_seen = false;
   symbols_.PushFrame();
+  symbols_.Reserve(stmt->body.size());  // about one name per statement
+  fn_->dataflow_emitted.reserve(stmt->body.size());
   for (size_t i = 0; i < stmt->body.size(); ++i) {
     const PyStmt* s = stmt->body[i];
     fn_->dataflow_stmt_index = i;

@@ -12,7 +12,8 @@
 //   1. evaluates `cls.f` to the module's GlobalVar and each name to the Var it is bound to;
 //   2. finds no trailing symbolic arguments (a Var is not prim-like), so no tir_vars;
 //   3. places func and args in signature order, drops tir_vars (not given, default None);
-//   4. normalizes the tuple of Vars, spanned by the tuple's text, into one in-line argument;
+//   4. normalizes the tuple of Vars, spanned by the tuple's text, into one in-line argument
+//      whose struct info is the tuple of the Vars' (what BlockBuilder::Normalize gives it);
 //   5. converts out_sinfo with ToSInfoArgs (lists folded), completes attrs (call_tir has none
 //      to add) and makes no desugaring.
 // ParseOptions::direct_call_tir turns the path off (tests compare both paths on the corpus).
@@ -29,7 +30,8 @@ const std::string& CallTirOpName() {
 }
 
 bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
-  if (!options_.direct_call_tir || call->items.size() != 3 || call->keywords.size() != 1) {
+  if (!options_.direct_call_tir || fn_ == nullptr || call->items.size() != 3 ||
+      call->keywords.size() != 1) {
     return false;
   }
   const PyKeyword& out_kw = call->keywords[0];
@@ -47,7 +49,9 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   const PyExpr* args_node = call->items[2];
   if (args_node->kind != PyExprKind::kTuple) return false;
   std::vector<ir::Expr> fields;
+  std::vector<ir::StructInfo> field_sinfo;
   fields.reserve(args_node->items.size());
+  field_sinfo.reserve(args_node->items.size());
   for (const PyExpr* item : args_node->items) {
     if (item->kind != PyExprKind::kName) return false;
     const Value* bound = symbols_.Lookup(item->text);
@@ -55,6 +59,7 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
       return false;
     }
     fields.push_back(bound->expr);
+    field_sinfo.push_back(bound->expr->struct_info());
   }
   // The result's struct info, evaluated as the general path evaluates keywords.
   Value sinfo_value = Eval(out_kw.value);
@@ -65,8 +70,9 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   std::vector<ir::Expr> args;
   args.reserve(2);
   args.push_back(global->second);
-  args.push_back(
-      NormalizeValue(ir::Make<ir::TupleNode>(std::move(fields), nullptr, SpanOf(args_node))));
+  // The normalized tuple: Vars normalize to themselves, so its struct info is that of its fields.
+  args.push_back(ir::Make<ir::TupleNode>(std::move(fields), ir::TupleSInfo(std::move(field_sinfo)),
+                                         SpanOf(args_node)));
   ir::AttrMap attrs = ir::CompleteAttrs(*op->info(), ir::AttrMap{}, args);
   out->kind = Value::Kind::kExpr;
   out->expr = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs), std::move(sinfo_args),

@@ -120,6 +120,8 @@ class SymbolTable {
   void PopFrame();
   // Binds `name` in the innermost frame (rebinding replaces).
   void Define(std::string_view name, Value value);
+  // Room for `count` more names without rehashing (a block about to bind that many).
+  void Reserve(size_t count) { innermost_.reserve(innermost_.size() + count); }
   // The innermost binding of `name`, or nullptr.
   const Value* Lookup(std::string_view name) const;
   // Whether `name` is bound in the innermost frame.

@@ -1,7 +1,8 @@
 // The direct lowering of R.call_tir(cls.f, (x, ...), out_sinfo=...) (src/script/parser_call_tir.cc)
 // gives the module the general op-call path gives: the same printed text, the same spans on every
-// call, argument and struct info, and the same diagnostics, on every corpus file and on calls
-// written in each form the direct path must leave to the general one.
+// call, argument and struct info, the same struct info on every argument, and the same
+// diagnostics, on every corpus file and on calls written in each form the direct path must leave
+// to the general one.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@ void DumpSpan(const Span& span, std::ostringstream* out) {
 }
 
 // The spans of every call of every Relax function, of its arguments (and their fields) and of
-// its struct info arguments, in binding order.
+// its struct info arguments, and the struct info of each argument, in binding order.
 std::string CallSpans(const ir::IRModule& mod) {
   std::ostringstream out;
   for (const ir::IRModule::Member& member : mod.members()) {
@@ -44,6 +45,7 @@ std::string CallSpans(const ir::IRModule& mod) {
         DumpSpan(call->span(), &out);
         for (const ir::Expr& arg : call->args()) {
           DumpSpan(arg->span(), &out);
+          out << (arg->struct_info() ? PrintStructInfo(arg->struct_info()) : "(none)") << ' ';
           if (const auto* tuple = ir::As<ir::TupleNode>(arg)) {
             for (const ir::Expr& field : tuple->fields()) DumpSpan(field->span(), &out);
           }
