@@ -380,6 +380,14 @@ class Lowerer {
   std::string last_relax_op_name_;
   std::string last_dtype_text_;
   DataType last_dtype_;
+  // R.Tensor((16, 64), dtype="float32") with literal dims and a literal dtype, by its text: one
+  // node for every occurrence (a lowered module writes a few dozen such types thousands of
+  // times). Such a struct info holds no symbolic var, so no diagnostic ever points at its span
+  // (it is the first occurrence's); see StaticTensorText.
+  absl::flat_hash_map<std::string_view, ir::StructInfo> static_tensors_;
+  // The text of `call` when it is R.Tensor(<tuple or list of int literals>, dtype=<string>)
+  // (or with the dtype second positionally), else empty.
+  std::string_view StaticTensorText(const PyExpr* call) const;
   // CallOp's argument vectors, reused (a stack: calls nest in arguments).
   std::vector<std::vector<Value>> positional_pool_;
   std::vector<std::vector<std::pair<const PyKeyword*, Value>>> keyword_pool_;

@@ -108,6 +108,14 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     return *dtype;
   };
   if (name == "Tensor") {
+    std::string_view static_text = StaticTensorText(call);
+    if (!static_text.empty()) {
+      auto it = static_tensors_.find(static_text);
+      if (it != static_tensors_.end()) {
+        result.sinfo = it->second;
+        return result;
+      }
+    }
     auto a = BindArgs(call, display, {"shape", "dtype", "vdevice", "ndim"});
     std::optional<std::vector<ir::PrimExpr>> shape;
     ir::Var shape_var;  // R.Tensor(s, ...) with `s` a shape var of unknown values
@@ -160,6 +168,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(shape_var), dtype, vdevice, span);
     } else if (shape) {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
+      if (!static_text.empty()) static_tensors_.emplace(static_text, result.sinfo);
     } else {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(dtype, ndim, vdevice, span);
     }
@@ -253,6 +262,23 @@ ir::PrimExpr Lowerer::CheckShapeDim(ir::PrimExpr dim, const PyExpr* node) {
                     var->dtype().ToString());
   }
   Error(node, "a shape dimension must be int64, not " + dim->dtype().ToString());
+}
+
+std::string_view Lowerer::StaticTensorText(const PyExpr* call) const {
+  if (!options_.share_static_tensor_types) return {};
+  const PyExpr* dtype = nullptr;
+  if (call->items.size() == 2 && call->keywords.size() == 1 && call->keywords[0].name == "dtype") {
+    dtype = call->keywords[0].value;
+  } else if (call->items.size() == 3 && call->keywords.empty()) {
+    dtype = call->items[2];
+  }
+  if (dtype == nullptr || dtype->kind != PyExprKind::kString) return {};
+  const PyExpr* shape = call->items[1];
+  if (shape->kind != PyExprKind::kTuple && shape->kind != PyExprKind::kList) return {};
+  for (const PyExpr* dim : shape->items) {
+    if (dim->kind != PyExprKind::kInt) return {};
+  }
+  return std::string_view(file_.text()).substr(call->begin, call->end - call->begin);
 }
 
 std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {

@@ -51,6 +51,9 @@ struct ParseOptions {
   // R.call_tir(cls.f, (x, ...), out_sinfo=...) with names as arguments is lowered directly,
   // without the general op-call machinery (the same IR; off only to compare the two paths).
   bool direct_call_tir = true;
+  // Every R.Tensor((16, 64), dtype="float32") with the same text (literal dims, literal dtype)
+  // is one struct info node (the same IR, less memory; off only to compare).
+  bool share_static_tensor_types = true;
 };
 
 // Parses a file already registered in the SourceManager.

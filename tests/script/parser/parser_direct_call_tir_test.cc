@@ -64,9 +64,10 @@ struct Outcome {
   std::string error;
 };
 
-Outcome Parse(const SourceFile& file, bool direct) {
+Outcome Parse(const SourceFile& file, bool direct, bool share = true) {
   ParseOptions options;
   options.direct_call_tir = direct;
+  options.share_static_tensor_types = share;
   Outcome out;
   try {
     ir::IRModule mod = ParseModule(file, options);
@@ -84,6 +85,10 @@ void ExpectSameBothWays(const SourceFile& file) {
   EXPECT_EQ(direct.error, general.error);
   EXPECT_EQ(direct.printed, general.printed);
   EXPECT_EQ(direct.spans, general.spans);
+  // Shared static tensor types change no text and no diagnostic.
+  Outcome unshared = Parse(file, true, false);
+  EXPECT_EQ(direct.error, unshared.error);
+  EXPECT_EQ(direct.printed, unshared.printed);
 }
 
 fs::path CorpusDir() { return fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus"; }
@@ -179,6 +184,63 @@ TEST(DirectCallTir, DirectFormRoundTrips) {
   EXPECT_NE(printed.find(R"(y = R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))"),
             std::string::npos)
       << printed;
+}
+
+// R.Tensor types written the same way with literal dims and dtype are one node; any other
+// spelling and a symbolic dim give a node of its own.
+TEST(StaticTensorTypes, SameTextSameNode) {
+  auto call = [](const std::string& name, const std::string& sinfo) {
+    return "        " + name + " = R.call_tir(cls.add, (x,), out_sinfo=" + sinfo + ")\n";
+  };
+  std::string text = ModuleWith(
+      R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
+      call("a", R"(R.Tensor((4,), dtype="float32"))") +
+          call("b", R"(R.Tensor((4,), dtype="float32"))") +
+          call("c", R"(R.Tensor([4], dtype="float32"))") +
+          call("d", R"(R.Tensor((n,), dtype="float32"))") +
+          call("e", R"(R.Tensor((n,), dtype="float32"))"));
+  auto out_sinfo = [](const ir::IRModule& mod) {
+    std::vector<const ir::StructInfoNode*> types;
+    ir::Function main = mod.LookupFunction("main");
+    const auto* seq = ir::As<ir::SeqExprNode>(main->body());
+    for (const ir::Binding& b : seq->blocks()[0]->bindings()) {
+      types.push_back(ir::As<ir::CallNode>(b->value())->sinfo_args()[0].get());
+    }
+    types.push_back(main->params()[0]->struct_info().get());
+    return types;
+  };
+  ir::IRModule mod = ParseModule(text, "shared.py");
+  std::vector<const ir::StructInfoNode*> types = out_sinfo(mod);  // a b c d e y x
+  ASSERT_EQ(types.size(), 7u);
+  EXPECT_EQ(types[0], types[1]);
+  EXPECT_EQ(types[0], types[5]);
+  EXPECT_EQ(types[0], types[6]);  // the parameter's annotation is written the same way
+  EXPECT_NE(types[0], types[2]);  // [4] is written differently
+  EXPECT_NE(types[3], types[4]);  // symbolic dims are never shared
+  ParseOptions unshared;
+  unshared.share_static_tensor_types = false;
+  ir::IRModule separate = ParseModule(text, "shared.py", unshared);
+  std::vector<const ir::StructInfoNode*> separate_types = out_sinfo(separate);
+  EXPECT_NE(separate_types[0], separate_types[1]);
+  EXPECT_EQ(PrintModule(separate), PrintModule(mod));
+}
+
+// A bad dtype is reported where it is first written, whatever was shared before it.
+TEST(StaticTensorTypes, ErrorsStayAtTheirOccurrence) {
+  for (const char* first : {"float32", "nope"}) {
+    std::string text = ModuleWith(
+        R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
+        std::string("        a: R.Tensor((4,), dtype=\"") + first + "\") = x\n" +
+            "        b: R.Tensor((4,), dtype=\"nope\") = x\n");
+    SCOPED_TRACE(first);
+    try {
+      ParseModule(text, "bad.py");
+      FAIL() << "no error";
+    } catch (const DiagnosticError& e) {
+      std::string line = std::string(first) == "nope" ? "bad.py:19:" : "bad.py:20:";
+      EXPECT_NE(std::string(e.what()).find(line), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
