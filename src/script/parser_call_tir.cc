@@ -61,10 +61,16 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
     fields.push_back(bound->expr);
     field_sinfo.push_back(bound->expr->struct_info());
   }
-  // The result's struct info, evaluated as the general path evaluates keywords.
-  Value sinfo_value = Eval(out_kw.value);
-  std::vector<ir::StructInfo> sinfo_args = ToSInfoArgs(
-      sinfo_value, true, sinfo_value.node != nullptr ? sinfo_value.node : call);
+  // The result's struct info: a static R.Tensor type seen before is its shared node (what
+  // evaluating it gives); anything else is evaluated as the general path evaluates keywords.
+  std::vector<ir::StructInfo> sinfo_args;
+  if (const ir::StructInfo* seen = SeenStaticTensor(out_kw.value)) {
+    sinfo_args.push_back(*seen);
+  } else {
+    Value sinfo_value = Eval(out_kw.value);
+    sinfo_args = ToSInfoArgs(sinfo_value, true,
+                             sinfo_value.node != nullptr ? sinfo_value.node : call);
+  }
 
   ir::Op op = CachedOp(CallTirOpName());
   std::vector<ir::Expr> args;

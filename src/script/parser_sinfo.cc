@@ -33,6 +33,7 @@ bool DimsIncompatible(const std::vector<ir::PrimExpr>& a, const std::vector<ir::
 }  // namespace
 
 ir::StructInfo Lowerer::EvalSInfo(const PyExpr* e, bool signature) {
+  if (const ir::StructInfo* seen = SeenStaticTensor(e)) return *seen;
   const PyExpr* callee = e->kind == PyExprKind::kCall ? e->items[0] : e;
   // Most annotations: R.<struct info>(...), known without building the dotted name.
   bool known = callee->kind == PyExprKind::kAttribute &&
@@ -279,6 +280,20 @@ std::string_view Lowerer::StaticTensorText(const PyExpr* call) const {
     if (dim->kind != PyExprKind::kInt) return {};
   }
   return std::string_view(file_.text()).substr(call->begin, call->end - call->begin);
+}
+
+const ir::StructInfo* Lowerer::SeenStaticTensor(const PyExpr* e) const {
+  if (e->kind != PyExprKind::kCall) return nullptr;
+  const PyExpr* callee = e->items[0];
+  if (callee->kind != PyExprKind::kAttribute || callee->text != "Tensor" ||
+      callee->items[0]->kind != PyExprKind::kName || callee->items[0]->text != "R" ||
+      symbols_.Lookup("R") != nullptr) {
+    return nullptr;
+  }
+  std::string_view text = StaticTensorText(e);
+  if (text.empty()) return nullptr;
+  auto it = static_tensors_.find(text);
+  return it == static_tensors_.end() ? nullptr : &it->second;
 }
 
 std::vector<ir::PrimExpr> Lowerer::EvalDims(const PyExpr* e) {
