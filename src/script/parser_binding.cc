@@ -87,7 +87,10 @@ void Lowerer::LowerAssign(const PyStmt* stmt) {
     Error(SpanOf(stmt->begin, stmt->end), "an annotated name needs a value");
   }
   // TVM evaluates the right-hand side before the annotation.
+  const PyExpr* saved_annotated = annotated_value_;
+  annotated_value_ = stmt->annotation != nullptr ? stmt->value : nullptr;
   Value value = Eval(stmt->value);
+  annotated_value_ = saved_annotated;
   ir::StructInfo annotation;
   if (stmt->annotation != nullptr) annotation = EvalSInfo(stmt->annotation, false);
   BindTarget(stmt->target, value, stmt->annotation, annotation, SpanOf(stmt->begin, stmt->end));

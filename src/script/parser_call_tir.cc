@@ -15,11 +15,14 @@
 //   4. normalizes the tuple of Vars, spanned by the tuple's text, into one in-line argument
 //      whose struct info is the tuple of the Vars' (what BlockBuilder::Normalize gives it);
 //   5. converts out_sinfo with ToSInfoArgs (lists folded), completes attrs (call_tir has none
-//      to add) and makes no desugaring.
+//      to add) and makes no desugaring;
+//   6. infers the call's struct info when the binding normalizes it, unless the binding is
+//      annotated (the annotation is the call's struct info then).
 // ParseOptions::direct_call_tir turns the path off (tests compare both paths on the corpus).
 #include <string>
 #include <vector>
 
+#include "pipesplit/support/diagnostic.h"
 #include "src/script/parser_lower.h"
 
 namespace pipesplit::script {
@@ -80,9 +83,19 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   args.push_back(ir::Make<ir::TupleNode>(std::move(fields), ir::TupleSInfo(std::move(field_sinfo)),
                                          SpanOf(args_node)));
   ir::AttrMap attrs = ir::CompleteAttrs(*op->info(), ir::AttrMap{}, args);
+  auto result = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs),
+                                       std::move(sinfo_args), nullptr, SpanOf(call));
+  if (call != annotated_value_) {
+    // The struct info the binding's normalization would infer (the args are normalized). The
+    // value of an annotated binding takes the annotation instead, as in TVM; a call that does
+    // not type is left to that normalization, which reports it where the general path does.
+    try {
+      ir::SetStructInfoOnce(*result, fn_->bb.InferCallStructInfo(*result));
+    } catch (const DiagnosticError&) {
+    }
+  }
   out->kind = Value::Kind::kExpr;
-  out->expr = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs), std::move(sinfo_args),
-                                     nullptr, SpanOf(call));
+  out->expr = std::move(result);
   out->node = call;
   return true;
 }

@@ -368,6 +368,9 @@ class Lowerer {
   SymbolTable symbols_;
   FunctionState* fn_ = nullptr;
   bool signature_mode_ = false;  // evaluating a function signature
+  // The value of the annotated assignment being lowered (its call takes the annotation as its
+  // struct info, not an inferred one), or null.
+  const PyExpr* annotated_value_ = nullptr;
   bool create_symbols_ = false;  // undefined names in dimensions become symbolic vars
   // A copy of the file in which string dimensions holding escaped quotes
   // ("n * T.Cast(\"int32\", m)") read unescaped, at the same offsets (made on first use).

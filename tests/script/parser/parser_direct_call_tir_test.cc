@@ -40,9 +40,11 @@ std::string CallSpans(const ir::IRModule& mod) {
     for (const ir::BindingBlock& block : seq->blocks()) {
       for (const ir::Binding& binding : block->bindings()) {
         DumpSpan(binding->span(), &out);
+        out << PrintStructInfo(binding->var()->struct_info()) << ' ';
         const auto* call = ir::As<ir::CallNode>(binding->value());
         if (call == nullptr) continue;
         DumpSpan(call->span(), &out);
+        out << PrintStructInfo(call->struct_info()) << ' ';
         for (const ir::Expr& arg : call->args()) {
           DumpSpan(arg->span(), &out);
           out << (arg->struct_info() ? PrintStructInfo(arg->struct_info()) : "(none)") << ' ';
@@ -166,6 +168,21 @@ TEST(DirectCallTir, EveryFormGivesTheGeneralPathModuleOrDiagnostic) {
   for (const std::string& call : calls) {
     SCOPED_TRACE(call);
     ExpectSameBothWays(SourceManager::Global().Add("direct.py", ModuleWith(call)));
+  }
+  // Annotated bindings: the call's struct info is the annotation (not inferred), also when the
+  // annotation is less precise or the call does not type; and calls that do not type at all.
+  const std::string direct = R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))";
+  for (const std::string& extra :
+       {"        z: R.Tensor(dtype=\"float32\", ndim=1) = " + direct + "\n",
+        "        z: R.Tensor((4,), dtype=\"float32\") = " + direct + "\n",
+        std::string("        z: R.Object = R.call_tir(cls.add, (x,), out_sinfo=R.Object)\n"),
+        std::string("        z = R.call_tir(cls.add, (x,), out_sinfo=R.Object)\n"),
+        std::string("        z = R.call_tir(cls.add, (x,), out_sinfo=R.Tuple())\n"),
+        "        z.w = " + direct + "\n",
+        "        z, w = " + direct + "\n",
+        "        z = R.add(" + direct + ", x)\n"}) {
+    SCOPED_TRACE(extra);
+    ExpectSameBothWays(SourceManager::Global().Add("direct.py", ModuleWith(direct, extra)));
   }
   // A name bound to something other than a Relax var, and `R` rebound.
   for (const std::string& extra : {std::string("        k = 2\n"), std::string("        R = 1\n")}) {
