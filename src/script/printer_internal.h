@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/support/text.h"
@@ -294,6 +295,10 @@ class Printer {
   std::unordered_map<const void*, bool> gvar_in_module_;
   // The annotation of the binding being printed (Binding), kept to reuse its buffer.
   std::string binding_ann_;
+  // The text of each context-free tensor type printed so far (SInfo); the node is held so
+  // that its address is not reused while it is a key.
+  absl::flat_hash_map<const ir::StructInfoNode*, std::pair<ir::StructInfo, std::string>>
+      tensor_text_;
 };
 
 template <typename Field>

@@ -95,6 +95,24 @@ void Printer::SInfo(const StructInfo& sinfo, std::string* out) {
     case NodeKind::kTensorSInfo: {
       const auto* n = ir::As<ir::TensorSInfoNode>(sinfo);
       usage_ |= kUseRelax;
+      // A tensor type with integer-literal dims and no shape var prints the same anywhere: its
+      // text is kept per node (the parser shares such nodes, so a lowered module renders each
+      // once).
+      bool context_free = !n->shape_var() && !n->has_symbolic_shape();
+      if (context_free && n->shape()) {
+        for (const PrimExpr& d : *n->shape()) {
+          const auto* imm = ir::As<ir::IntImmNode>(d);
+          context_free &= imm != nullptr && !imm->dtype().is_bool();
+        }
+      }
+      if (context_free) {
+        auto it = tensor_text_.find(n);
+        if (it != tensor_text_.end()) {
+          *out += it->second.second;
+          return;
+        }
+      }
+      const size_t start = out->size();
       *out += "R.Tensor(";
       bool first = true;
       auto next_arg = [&] {
@@ -132,6 +150,7 @@ void Printer::SInfo(const StructInfo& sinfo, std::string* out) {
       } else {
         *out += ')';
       }
+      if (context_free) tensor_text_.emplace(n, std::make_pair(sinfo, out->substr(start)));
       return;
     }
     case NodeKind::kTupleSInfo: {
