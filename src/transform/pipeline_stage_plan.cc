@@ -126,7 +126,7 @@ class PlanBuilder {
     errors_.ThrowIfAny();
     FlowValues();
     errors_.ThrowIfAny();
-    PlanSymbols(plan_, &errors_);
+    PlanSymbols(plan_, &errors_, std::move(binding_symbols_));
     errors_.ThrowIfAny();
     return std::move(plan_);
   }
@@ -353,8 +353,11 @@ class PlanBuilder {
     // The var uses of each stage's bindings, collected side by side (each walk only reads its
     // binding), then required in binding order: the same plan for every thread count.
     std::vector<StageUses> stage_uses(plan_.stages.size());
+    // The symbols of each binding (step 5) are collected in the same walk, while the binding
+    // is in the cache.
+    binding_symbols_.resize(plan_.stages.size());
     support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
-      CollectStageUses(plan_.stages[s], &stage_uses[s]);
+      CollectStageUses(plan_.stages[s], &stage_uses[s], &binding_symbols_[s]);
     });
 
     for (Stage& stage : plan_.stages) {
@@ -404,18 +407,22 @@ class PlanBuilder {
   }
 
   // The var uses of a stage's bindings: those of binding i are vars[begin[i], begin[i + 1]);
-  // a weight read (is_weight[i]) lists no uses and reads packed_params[weight_index[i]].
+  // a weight read (is_weight[i]) lists no uses and reads packed_params[weight_index[i]]. The
+  // bindings' symbols (CollectBindingSymbols, for step 5) go to `symbols`, in the same walk.
   struct StageUses {
     std::vector<const ir::VarNode*> vars;
     std::vector<uint32_t> begin;
     std::vector<bool> is_weight;
     std::vector<int> weight_index;
   };
-  void CollectStageUses(const Stage& stage, StageUses* out) const {
+  void CollectStageUses(const Stage& stage, StageUses* out,
+                        std::vector<BindingSymbols>* symbols) const {
+    symbols->reserve(stage.bindings.size());
     out->begin.reserve(stage.bindings.size() + 1);
     out->is_weight.reserve(stage.bindings.size());
     out->weight_index.reserve(stage.bindings.size());
     for (const Binding& binding : stage.bindings) {
+      symbols->push_back(CollectBindingSymbols(binding));
       out->begin.push_back(static_cast<uint32_t>(out->vars.size()));
       const auto* item = As<ir::TupleGetItemNode>(binding->value());
       bool weight = item != nullptr && item->tuple() == plan_.packed_params;
@@ -480,6 +487,7 @@ class PlanBuilder {
     return it == vars_.end() ? nullptr : &it->second;
   }
   absl::flat_hash_map<const ir::VarNode*, VarFacts> vars_;
+  std::vector<std::vector<BindingSymbols>> binding_symbols_;  // [stage][binding], for step 5
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "pipesplit/ir/functor.h"
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/thread_pool.h"
 
 namespace pipesplit::transform {
@@ -158,15 +159,19 @@ class SymbolPlanner {
     name_ = "'" + plan.gvar->name_hint() + "'";
   }
 
-  void Run() {
+  void Run(std::vector<std::vector<BindingSymbols>> symbols) {
     // Each binding's symbols, collected once for all stages side by side (each walk only reads
-    // its binding); the planning below reads them in order.
-    symbols_.resize(plan_.stages.size());
-    support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
-      const std::vector<ir::Binding>& bindings = plan_.stages[s].bindings;
-      symbols_[s].reserve(bindings.size());
-      for (const ir::Binding& b : bindings) symbols_[s].push_back(CollectBindingSymbols(b));
-    });
+    // its binding) unless the caller did; the planning below reads them in order.
+    symbols_ = std::move(symbols);
+    if (symbols_.empty()) {
+      symbols_.resize(plan_.stages.size());
+      support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
+        const std::vector<ir::Binding>& bindings = plan_.stages[s].bindings;
+        symbols_[s].reserve(bindings.size());
+        for (const ir::Binding& b : bindings) symbols_[s].push_back(CollectBindingSymbols(b));
+      });
+    }
+    PS_CHECK(symbols_.size() == plan_.stages.size()) << "binding symbols of another plan";
     const ir::Function& func = plan_.func;
     for (const ir::Var& p : func->params()) {
       if (p == plan_.packed_params) continue;
@@ -338,6 +343,9 @@ BindingSymbols CollectBindingSymbols(const ir::Binding& binding) {
   return out;
 }
 
-void PlanSymbols(StagePlan& plan, DiagnosticList* errors) { SymbolPlanner(plan, errors).Run(); }
+void PlanSymbols(StagePlan& plan, DiagnosticList* errors,
+                 std::vector<std::vector<BindingSymbols>> symbols) {
+  SymbolPlanner(plan, errors).Run(std::move(symbols));
+}
 
 }  // namespace pipesplit::transform
