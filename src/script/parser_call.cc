@@ -69,6 +69,10 @@ Value Lowerer::EvalCall(const PyExpr* e) {
     // Most calls: R.<op>(...).
     if (callee->kind == PyExprKind::kAttribute && callee->items[0] == root_node &&
         root_node->text == "R" && callee->text != "device_mesh") {
+      if (callee->text == "call_tir") {  // the commonest call of a lowered module
+        Value direct;
+        if (TryDirectCallTir(e, &direct)) return direct;
+      }
       return EvalRelaxBuiltin(std::string(callee->text), e);
     }
     std::string name = DottedName(callee);
@@ -285,10 +289,6 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
 }
 
 Value Lowerer::CallOp(const std::string& op_name, const PyExpr* call) {
-  if (op_name == CallTirOpName()) {
-    Value direct;
-    if (TryDirectCallTir(call, &direct)) return direct;
-  }
   std::vector<Value> positional;
   std::vector<std::pair<const PyKeyword*, Value>> keywords;
   if (!positional_pool_.empty()) {

@@ -26,11 +26,14 @@
 #include "src/script/parser_lower.h"
 
 namespace pipesplit::script {
+namespace {
 
 const std::string& CallTirOpName() {
   static const std::string name = "relax.call_tir";
   return name;
 }
+
+}  // namespace
 
 bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   if (!options_.direct_call_tir || fn_ == nullptr || call->items.size() != 3 ||

@@ -100,9 +100,6 @@ struct Value {
 
 const char* ValueKindName(Value::Kind kind);
 
-// "relax.call_tir", the op of TryDirectCallTir.
-const std::string& CallTirOpName();
-
 // Python scalars, with the expression they came from.
 Value MakeInt(int64_t v, const PyExpr* node);
 Value MakeFloat(double v, const PyExpr* node);
@@ -297,8 +294,8 @@ class Lowerer {
   // A call kept as an attribute value (AttrCall named `callee`), e.g. a global info.
   Value EvalAttrCall(const std::string& callee, const PyExpr* call);
   Value CallOp(const std::string& op_name, const PyExpr* call);
-  // R.call_tir(cls.f, (names...), out_sinfo=...) built directly (parser_call_tir.cc); false
-  // (nothing evaluated) when the call has another form.
+  // R.call_tir(cls.f, (names...), out_sinfo=...) built directly (parser_call_tir.cc; EvalCall
+  // tries it first); false (nothing evaluated) when the call has another form.
   bool TryDirectCallTir(const PyExpr* call, Value* out);
   void DesugarOpCall(const std::string& op_name, const PyExpr* call, ir::Op* op,
                      std::vector<ir::Expr>* args, ir::AttrMap* attrs);
