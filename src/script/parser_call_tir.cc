@@ -61,7 +61,8 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   for (const PyExpr* item : args_node->items) {
     if (item->kind != PyExprKind::kName) return false;
     const Value* bound = symbols_.Lookup(item->text);
-    if (bound == nullptr || bound->kind != Value::Kind::kExpr || !ir::Is<ir::VarNode>(bound->expr)) {
+    if (bound == nullptr || bound->kind != Value::Kind::kExpr ||
+        !ir::Is<ir::VarNode>(bound->expr)) {
       return false;
     }
     fields.push_back(bound->expr);
@@ -74,8 +75,8 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
     sinfo_args.push_back(*seen);
   } else {
     Value sinfo_value = Eval(out_kw.value);
-    sinfo_args = ToSInfoArgs(sinfo_value, true,
-                             sinfo_value.node != nullptr ? sinfo_value.node : call);
+    sinfo_args =
+        ToSInfoArgs(sinfo_value, true, sinfo_value.node != nullptr ? sinfo_value.node : call);
   }
 
   ir::Op op = CachedOp(CallTirOpName());
@@ -86,8 +87,8 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
   args.push_back(ir::Make<ir::TupleNode>(std::move(fields), ir::TupleSInfo(std::move(field_sinfo)),
                                          SpanOf(args_node)));
   ir::AttrMap attrs = ir::CompleteAttrs(*op->info(), ir::AttrMap{}, args);
-  auto result = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs),
-                                       std::move(sinfo_args), nullptr, SpanOf(call));
+  auto result = ir::Make<ir::CallNode>(op, std::move(args), std::move(attrs), std::move(sinfo_args),
+                                       nullptr, SpanOf(call));
   if (call != annotated_value_) {
     // The struct info the binding's normalization would infer (the args are normalized). The
     // value of an annotated binding takes the annotation instead, as in TVM; a call that does

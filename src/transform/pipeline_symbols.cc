@@ -325,7 +325,7 @@ class SymbolPlanner {
   std::string name_;
   std::unordered_set<const TirVarNode*> dispatcher_;
   std::unordered_map<const TirVarNode*, CastSite> cast_sites_;
-  std::unordered_set<const TirVarNode*> defined_;  // bound so far in the current stage
+  std::unordered_set<const TirVarNode*> defined_;     // bound so far in the current stage
   std::vector<std::vector<BindingSymbols>> symbols_;  // [stage][binding]
 };
 

@@ -1,12 +1,13 @@
 // analysis::CheckSendRecvPairing restricted to some members: it checks the dispatchers those
 // members call, and only those (the rewrite checks its own dispatchers that way).
+#include "pipesplit/analysis/pipeline_checks.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
-#include "pipesplit/analysis/pipeline_checks.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/text.h"
 
@@ -32,9 +33,9 @@ TEST(SendRecvPairing, MembersOnlyChecksTheDispatchersTheyCall) {
   ASSERT_EQ(from_main.size(), 1u);
   EXPECT_EQ(from_main[0].message, all[0].message);
   // The stages call no dispatcher: nothing to check there.
-  EXPECT_TRUE(CheckSendRecvPairing(mod, {mod.GetGlobalVar("main_stage0"),
-                                         mod.GetGlobalVar("main_stage1")})
-                  .empty());
+  EXPECT_TRUE(
+      CheckSendRecvPairing(mod, {mod.GetGlobalVar("main_stage0"), mod.GetGlobalVar("main_stage1")})
+          .empty());
   EXPECT_TRUE(CheckSendRecvPairing(mod, {}).empty());
 }
 

@@ -171,21 +171,22 @@ TEST(DirectCallTir, EveryFormGivesTheGeneralPathModuleOrDiagnostic) {
   }
   // Annotated bindings: the call's struct info is the annotation (not inferred), also when the
   // annotation is less precise or the call does not type; and calls that do not type at all.
-  const std::string direct = R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))";
+  const std::string direct =
+      R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))";
   for (const std::string& extra :
        {"        z: R.Tensor(dtype=\"float32\", ndim=1) = " + direct + "\n",
         "        z: R.Tensor((4,), dtype=\"float32\") = " + direct + "\n",
         std::string("        z: R.Object = R.call_tir(cls.add, (x,), out_sinfo=R.Object)\n"),
         std::string("        z = R.call_tir(cls.add, (x,), out_sinfo=R.Object)\n"),
         std::string("        z = R.call_tir(cls.add, (x,), out_sinfo=R.Tuple())\n"),
-        "        z.w = " + direct + "\n",
-        "        z, w = " + direct + "\n",
+        "        z.w = " + direct + "\n", "        z, w = " + direct + "\n",
         "        z = R.add(" + direct + ", x)\n"}) {
     SCOPED_TRACE(extra);
     ExpectSameBothWays(SourceManager::Global().Add("direct.py", ModuleWith(direct, extra)));
   }
   // A name bound to something other than a Relax var, and `R` rebound.
-  for (const std::string& extra : {std::string("        k = 2\n"), std::string("        R = 1\n")}) {
+  for (const std::string& extra :
+       {std::string("        k = 2\n"), std::string("        R = 1\n")}) {
     std::string call = R"(R.call_tir(cls.add, (x, k), out_sinfo=R.Tensor((4,), dtype="float32")))";
     SCOPED_TRACE(extra + call);
     ExpectSameBothWays(SourceManager::Global().Add("direct.py", ModuleWith(call, extra)));
@@ -198,8 +199,9 @@ TEST(DirectCallTir, DirectFormRoundTrips) {
       ModuleWith(R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))");
   ir::IRModule mod = ParseModule(text, "direct.py");
   std::string printed = PrintModule(mod);
-  EXPECT_NE(printed.find(R"(y = R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))"),
-            std::string::npos)
+  EXPECT_NE(
+      printed.find(R"(y = R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))"),
+      std::string::npos)
       << printed;
 }
 
@@ -209,13 +211,13 @@ TEST(StaticTensorTypes, SameTextSameNode) {
   auto call = [](const std::string& name, const std::string& sinfo) {
     return "        " + name + " = R.call_tir(cls.add, (x,), out_sinfo=" + sinfo + ")\n";
   };
-  std::string text = ModuleWith(
-      R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
-      call("a", R"(R.Tensor((4,), dtype="float32"))") +
-          call("b", R"(R.Tensor((4,), dtype="float32"))") +
-          call("c", R"(R.Tensor([4], dtype="float32"))") +
-          call("d", R"(R.Tensor((n,), dtype="float32"))") +
-          call("e", R"(R.Tensor((n,), dtype="float32"))"));
+  std::string text =
+      ModuleWith(R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
+                 call("a", R"(R.Tensor((4,), dtype="float32"))") +
+                     call("b", R"(R.Tensor((4,), dtype="float32"))") +
+                     call("c", R"(R.Tensor([4], dtype="float32"))") +
+                     call("d", R"(R.Tensor((n,), dtype="float32"))") +
+                     call("e", R"(R.Tensor((n,), dtype="float32"))"));
   auto out_sinfo = [](const ir::IRModule& mod) {
     std::vector<const ir::StructInfoNode*> types;
     ir::Function main = mod.LookupFunction("main");
@@ -245,10 +247,10 @@ TEST(StaticTensorTypes, SameTextSameNode) {
 // A bad dtype is reported where it is first written, whatever was shared before it.
 TEST(StaticTensorTypes, ErrorsStayAtTheirOccurrence) {
   for (const char* first : {"float32", "nope"}) {
-    std::string text = ModuleWith(
-        R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
-        std::string("        a: R.Tensor((4,), dtype=\"") + first + "\") = x\n" +
-            "        b: R.Tensor((4,), dtype=\"nope\") = x\n");
+    std::string text =
+        ModuleWith(R"(R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype="float32")))",
+                   std::string("        a: R.Tensor((4,), dtype=\"") + first + "\") = x\n" +
+                       "        b: R.Tensor((4,), dtype=\"nope\") = x\n");
     SCOPED_TRACE(first);
     try {
       ParseModule(text, "bad.py");
