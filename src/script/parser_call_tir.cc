@@ -29,8 +29,8 @@ namespace pipesplit::script {
 namespace {
 
 const std::string& CallTirOpName() {
-  static const std::string name = "relax.call_tir";
-  return name;
+  static const std::string kName = "relax.call_tir";
+  return kName;
 }
 
 }  // namespace
