@@ -204,7 +204,10 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
           (nodes[0]->kind == PyExprKind::kTuple || nodes[0]->kind == PyExprKind::kList)) {
         nodes.assign(nodes[0]->items.begin(), nodes[0]->items.end());
       }
-      for (const PyExpr* n : nodes) fields.push_back(ToSInfo(Eval(n), n));
+      for (const PyExpr* n : nodes) {
+        const ir::StructInfo* seen = SeenStaticTensor(n);
+        fields.push_back(seen != nullptr ? *seen : ToSInfo(Eval(n), n));
+      }
     }
     result.sinfo = ir::Make<ir::TupleSInfoNode>(std::move(fields), span);
     return result;
