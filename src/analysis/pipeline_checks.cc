@@ -185,8 +185,9 @@ void CheckDispatchersIn(const ir::IRModule& mod, const ir::Expr& member,
 
 std::vector<Diagnostic> CheckSendRecvPairing(const ir::IRModule& mod) {
   std::vector<Diagnostic> out;
-  for (const ir::IRModule::Member& member : mod.members())
+  for (const ir::IRModule::Member& member : mod.members()) {
     CheckDispatchersIn(mod, member.func, &out);
+  }
   return out;
 }
 

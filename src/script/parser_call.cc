@@ -69,9 +69,18 @@ Value Lowerer::EvalCall(const PyExpr* e) {
     // Most calls: R.<op>(...).
     if (callee->kind == PyExprKind::kAttribute && callee->items[0] == root_node &&
         root_node->text == "R" && callee->text != "device_mesh") {
-      if (callee->text == "call_tir") {  // the commonest call of a lowered module
+      // The commonest calls of a lowered module, without the builtin dispatch.
+      if (callee->text == "call_tir") {
         Value direct;
         if (TryDirectCallTir(e, &direct)) return direct;
+      } else if (callee->text == "Tensor") {
+        if (const ir::StructInfo* seen = SeenStaticTensor(e)) {
+          Value v;
+          v.kind = Value::Kind::kSInfo;
+          v.sinfo = *seen;
+          v.node = e;
+          return v;
+        }
       }
       return EvalRelaxBuiltin(std::string(callee->text), e);
     }

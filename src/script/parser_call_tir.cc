@@ -33,6 +33,14 @@ const std::string& CallTirOpName() {
   return kName;
 }
 
+// Whether `e` is written R.Tensor(...).
+bool IsTensorCall(const PyExpr* e) {
+  if (e->kind != PyExprKind::kCall) return false;
+  const PyExpr* callee = e->items[0];
+  return callee->kind == PyExprKind::kAttribute && callee->text == "Tensor" &&
+         callee->items[0]->kind == PyExprKind::kName && callee->items[0]->text == "R";
+}
+
 }  // namespace
 
 bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
@@ -68,10 +76,13 @@ bool Lowerer::TryDirectCallTir(const PyExpr* call, Value* out) {
     fields.push_back(bound->expr);
     field_sinfo.push_back(bound->expr->struct_info());
   }
-  // The result's struct info: a static R.Tensor type seen before is its shared node (what
-  // evaluating it gives); anything else is evaluated as the general path evaluates keywords.
+  // The result's struct info, evaluated as the general path evaluates keywords (EvalCall takes
+  // a static tensor type seen before; one read here skips building a Value for it).
   std::vector<ir::StructInfo> sinfo_args;
-  if (const ir::StructInfo* seen = SeenStaticTensor(out_kw.value)) {
+  const ir::StructInfo* seen = IsTensorCall(out_kw.value) && symbols_.Lookup("R") == nullptr
+                                   ? SeenStaticTensor(out_kw.value)
+                                   : nullptr;
+  if (seen != nullptr) {
     sinfo_args.push_back(*seen);
   } else {
     Value sinfo_value = Eval(out_kw.value);

@@ -388,8 +388,9 @@ class Lowerer {
   // The text of `call` when it is R.Tensor(<tuple or list of int literals>, dtype=<string>)
   // (or with the dtype second positionally), else empty.
   std::string_view StaticTensorText(const PyExpr* call) const;
-  // The shared node of `e` when it is such an R.Tensor(...) call (R unbound) already built.
-  const ir::StructInfo* SeenStaticTensor(const PyExpr* e) const;
+  // The shared node of `call`, a call of R.Tensor (R unbound), when it is such a type built
+  // before (EvalCall returns it without evaluating the call).
+  const ir::StructInfo* SeenStaticTensor(const PyExpr* call) const;
   // CallOp's argument vectors, reused (a stack: calls nest in arguments).
   std::vector<std::vector<Value>> positional_pool_;
   std::vector<std::vector<std::pair<const PyKeyword*, Value>>> keyword_pool_;

@@ -33,7 +33,6 @@ bool DimsIncompatible(const std::vector<ir::PrimExpr>& a, const std::vector<ir::
 }  // namespace
 
 ir::StructInfo Lowerer::EvalSInfo(const PyExpr* e, bool signature) {
-  if (const ir::StructInfo* seen = SeenStaticTensor(e)) return *seen;
   const PyExpr* callee = e->kind == PyExprKind::kCall ? e->items[0] : e;
   // Most annotations: R.<struct info>(...), known without building the dotted name.
   bool known = callee->kind == PyExprKind::kAttribute &&
@@ -109,14 +108,8 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
     return *dtype;
   };
   if (name == "Tensor") {
+    // EvalCall takes a type seen before (SeenStaticTensor); this builds the first one.
     std::string_view static_text = StaticTensorText(call);
-    if (!static_text.empty()) {
-      auto it = static_tensors_.find(static_text);
-      if (it != static_tensors_.end()) {
-        result.sinfo = it->second;
-        return result;
-      }
-    }
     auto a = BindArgs(call, display, {"shape", "dtype", "vdevice", "ndim"});
     std::optional<std::vector<ir::PrimExpr>> shape;
     ir::Var shape_var;  // R.Tensor(s, ...) with `s` a shape var of unknown values
@@ -169,7 +162,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(shape_var), dtype, vdevice, span);
     } else if (shape) {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(std::move(*shape), dtype, vdevice, span);
-      if (!static_text.empty()) static_tensors_.emplace(static_text, result.sinfo);
+      if (!static_text.empty()) static_tensors_.try_emplace(static_text, result.sinfo);
     } else {
       result.sinfo = ir::Make<ir::TensorSInfoNode>(dtype, ndim, vdevice, span);
     }
@@ -204,10 +197,7 @@ Value Lowerer::MakeSInfo(const std::string& name, const PyExpr* call) {
           (nodes[0]->kind == PyExprKind::kTuple || nodes[0]->kind == PyExprKind::kList)) {
         nodes.assign(nodes[0]->items.begin(), nodes[0]->items.end());
       }
-      for (const PyExpr* n : nodes) {
-        const ir::StructInfo* seen = SeenStaticTensor(n);
-        fields.push_back(seen != nullptr ? *seen : ToSInfo(Eval(n), n));
-      }
+      for (const PyExpr* n : nodes) fields.push_back(ToSInfo(Eval(n), n));
     }
     result.sinfo = ir::Make<ir::TupleSInfoNode>(std::move(fields), span);
     return result;
@@ -285,15 +275,8 @@ std::string_view Lowerer::StaticTensorText(const PyExpr* call) const {
   return std::string_view(file_.text()).substr(call->begin, call->end - call->begin);
 }
 
-const ir::StructInfo* Lowerer::SeenStaticTensor(const PyExpr* e) const {
-  if (e->kind != PyExprKind::kCall) return nullptr;
-  const PyExpr* callee = e->items[0];
-  if (callee->kind != PyExprKind::kAttribute || callee->text != "Tensor" ||
-      callee->items[0]->kind != PyExprKind::kName || callee->items[0]->text != "R" ||
-      symbols_.Lookup("R") != nullptr) {
-    return nullptr;
-  }
-  std::string_view text = StaticTensorText(e);
+const ir::StructInfo* Lowerer::SeenStaticTensor(const PyExpr* call) const {
+  std::string_view text = StaticTensorText(call);
   if (text.empty()) return nullptr;
   auto it = static_tensors_.find(text);
   return it == static_tensors_.end() ? nullptr : &it->second;

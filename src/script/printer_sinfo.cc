@@ -98,7 +98,7 @@ void Printer::SInfo(const StructInfo& sinfo, std::string* out) {
       // A tensor type with integer-literal dims and no shape var prints the same anywhere: its
       // text is kept per node (the parser shares such nodes, so a lowered module renders each
       // once).
-      bool context_free = !n->shape_var() && !n->has_symbolic_shape();
+      bool context_free = !n->shape_var();
       if (context_free && n->shape()) {
         for (const PrimExpr& d : *n->shape()) {
           const auto* imm = ir::As<ir::IntImmNode>(d);

@@ -15,7 +15,6 @@
 
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/support/check.h"
-#include "pipesplit/support/thread_pool.h"
 
 namespace pipesplit::transform {
 
@@ -160,17 +159,7 @@ class SymbolPlanner {
   }
 
   void Run(std::vector<std::vector<BindingSymbols>> symbols) {
-    // Each binding's symbols, collected once for all stages side by side (each walk only reads
-    // its binding) unless the caller did; the planning below reads them in order.
-    symbols_ = std::move(symbols);
-    if (symbols_.empty()) {
-      symbols_.resize(plan_.stages.size());
-      support::CompileParallelFor(static_cast<int64_t>(plan_.stages.size()), [&](int64_t s) {
-        const std::vector<ir::Binding>& bindings = plan_.stages[s].bindings;
-        symbols_[s].reserve(bindings.size());
-        for (const ir::Binding& b : bindings) symbols_[s].push_back(CollectBindingSymbols(b));
-      });
-    }
+    symbols_ = std::move(symbols);  // read in order by the planning below
     PS_CHECK(symbols_.size() == plan_.stages.size()) << "binding symbols of another plan";
     const ir::Function& func = plan_.func;
     for (const ir::Var& p : func->params()) {

@@ -14,10 +14,10 @@ namespace pipesplit::transform {
 struct BindingSymbols;
 // Fills Stage::shape_vars, weight_shape_vars and cast_weight_reads and Transfer::erase_shape,
 // forwarding tensors that carry symbolic vars born in earlier stages. Reports what cannot be
-// derived into `errors`. `symbols[s][i]`, when given, is CollectBindingSymbols of binding i of
-// stage s (the caller walked the bindings already); else they are collected here.
+// derived into `errors`. `symbols[s][i]` is CollectBindingSymbols of binding i of stage s (the
+// caller collects them in its own walk of the bindings).
 void PlanSymbols(StagePlan& plan, DiagnosticList* errors,
-                 std::vector<std::vector<BindingSymbols>> symbols = {});
+                 std::vector<std::vector<BindingSymbols>> symbols);
 
 // The symbolic vars a binding mentions, in order: those its value and annotation use, and
 // (for a match_cast) those its target may define. Vars bound by nested functions' own
