@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <string>
@@ -44,7 +45,8 @@ inline double StatusMb(const char* key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind(key, 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+    if (line.rfind(key, 0) == 0)
+      return std::strtod(line.c_str() + std::strlen(key), nullptr) / 1024.0;
   }
   return 0;
 }
