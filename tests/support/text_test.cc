@@ -1,8 +1,12 @@
 #include "pipesplit/support/text.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 namespace pipesplit {
 namespace {
@@ -36,6 +40,45 @@ TEST(FloatLiteralTest, QuotesWhatPythonCannotSpell) {
   EXPECT_EQ(FloatLiteral(INFINITY), "\"inf\"");
   EXPECT_EQ(FloatLiteral(-INFINITY), "\"-inf\"");
   EXPECT_EQ(FloatLiteral(NAN), "\"nan\"");
+}
+
+std::filesystem::path TempPath(const std::string& name) {
+  return std::filesystem::temp_directory_path() /
+         ("pipesplit_text_test_" + std::to_string(getpid()) + "_" + name);
+}
+
+TEST(ReadFileTest, ReadsEveryByteOfFilesOfAnySize) {
+  // Around the first read's size (the file's size + 1) and past the 1 MiB read chunk.
+  for (size_t size : {size_t{0}, size_t{1}, size_t{4095}, size_t{1} << 20, (size_t{3} << 20) + 7}) {
+    std::string bytes(size, '\0');
+    for (size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>((i * 131 + size) % 251);
+    std::filesystem::path path = TempPath(std::to_string(size));
+    std::ofstream(path, std::ios::binary) << bytes;
+    std::string text = "stale", error;
+    ASSERT_TRUE(ReadFile(path.string(), &text, &error)) << error;
+    EXPECT_EQ(text.size(), size);
+    EXPECT_TRUE(text == bytes) << "size " << size;
+    std::filesystem::remove(path);
+  }
+}
+
+TEST(ReadFileTest, ReadsFilesWithoutASizeToTheirEnd) {
+  // /proc files report size 0; the string grows as they are read.
+  std::string text, error;
+  ASSERT_TRUE(ReadFile("/proc/self/status", &text, &error)) << error;
+  EXPECT_NE(text.find("VmRSS:"), std::string::npos);
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(ReadFileTest, ReportsWhatCannotBeOpenedOrRead) {
+  std::string text, error;
+  EXPECT_FALSE(ReadFile("/nonexistent/file.py", &text, &error));
+  EXPECT_EQ(error, "cannot open '/nonexistent/file.py': No such file or directory");
+  std::filesystem::path dir = TempPath("dir");
+  std::filesystem::create_directory(dir);
+  EXPECT_FALSE(ReadFile(dir.string(), &text, &error));
+  EXPECT_EQ(error, "cannot read '" + dir.string() + "': Is a directory");
+  std::filesystem::remove(dir);
 }
 
 }  // namespace
