@@ -50,6 +50,15 @@ void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax) {
       ->check(CLI::IsMember({"classic", "current"}));
 }
 
+void AddTirSyntaxOption(CLI::App* app, std::optional<ir::TirSyntax>* syntax) {
+  app->add_option_function<std::string>(
+         "--tir-syntax",
+         [syntax](const std::string& name) { *syntax = script::ParseTirSyntaxName(name); },
+         "TIR block spelling to print: block (T.block) or sblock (T.sblock, TVM since 2026; "
+         "default: the input's)")
+      ->check(CLI::IsMember({"block", "sblock"}));
+}
+
 int ReportCurrentException() {
   try {
     throw;

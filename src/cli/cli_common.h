@@ -28,6 +28,8 @@ void WriteOutput(const std::string& path, const std::string& text);
 
 // Adds `--syntax classic|current` to a command; `*syntax` stays empty when not given.
 void AddSyntaxOption(CLI::App* app, std::optional<ir::Syntax>* syntax);
+// Adds `--tir-syntax block|sblock` (how TIR blocks are spelled); empty when not given.
+void AddTirSyntaxOption(CLI::App* app, std::optional<ir::TirSyntax>* syntax);
 
 // Reports the exception being handled on stderr and returns the exit code: 1 for user errors
 // (diagnostics, runtime errors, out of memory), 2 for internal errors. Call it from a catch.

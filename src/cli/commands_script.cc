@@ -15,16 +15,19 @@ Runner AddFmtCommand(CLI::App& app) {
     std::string input;
     std::string output = "-";
     std::optional<ir::Syntax> syntax;
+    std::optional<ir::TirSyntax> tir_syntax;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("fmt", "print a TVMScript module canonically, as TVM does");
   cmd->add_option("input", args->input, "TVMScript file ('-' for standard input)")->required();
   cmd->add_option("-o,--output", args->output, "output file ('-' for standard output)");
   AddSyntaxOption(cmd, &args->syntax);
+  AddTirSyntaxOption(cmd, &args->tir_syntax);
   return [args] {
     ir::IRModule mod = LoadModule(args->input);
     script::PrintOptions options;
     options.syntax = args->syntax;
+    options.tir_syntax = args->tir_syntax;
     WriteOutput(args->output, script::PrintModule(mod, options));
     return 0;
   };

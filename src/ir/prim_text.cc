@@ -126,8 +126,14 @@ bool WouldFold(const BinaryNode& n) {
 }
 
 // A float immediate's digits inside TIR: %.17g ("7", "0.0001"), non-finite values quoted.
-std::string TirFloatDigits(double value) {
+std::string TirFloatDigits(double value, bool integral_point) {
   if (!std::isfinite(value)) return FloatLiteral(value);
+  if (integral_point && std::nearbyint(value) == value) {
+    // Fixed notation with one decimal, however large: T.float32(-340282346638528859...0.0).
+    char big[400];  // a double's integral digits (at most 309) and ".0"
+    std::snprintf(big, sizeof(big), "%.1f", value);
+    return big;
+  }
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.17g", value);
   return buf;
@@ -149,7 +155,8 @@ class PrimTextWriter {
       case NodeKind::kFloatImm: {
         const auto& n = static_cast<const FloatImmNode&>(*e);
         std::string digits =
-            options_.tir_float_digits ? TirFloatDigits(n.value()) : FloatLiteral(n.value());
+            options_.tir_float_digits ? TirFloatDigits(n.value(), options_.tir_float_point)
+                                      : FloatLiteral(n.value());
         return Tir(n.dtype().ToString() + "(" + digits + ")");
       }
       case NodeKind::kBufferLoad: {

@@ -192,6 +192,7 @@ ir::IRModule Lowerer::Run() {
   ir::ScriptStyle style;
   style.legacy_tir_header = lex_info_.legacy_tir_header;
   style.pep695 = !uses_type_var_decls_;
+  style.tir_syntax = tir_sblock_ ? ir::TirSyntax::kSBlock : ir::TirSyntax::kBlock;
   module_.set_script_style(style);
   return std::move(module_);
 }
@@ -203,6 +204,11 @@ void Lowerer::LowerModuleClass(const PyStmt* cls) {
   for (const PyExpr* d : cls->decorators) {
     if (!IsModuleDecorator(d)) Error(d, "unsupported class decorator; expected @I.ir_module");
     decorated = true;
+    if (d->kind != PyExprKind::kCall) continue;
+    for (const PyKeyword& kw : d->keywords) {
+      // @I.ir_module(s_tir=True): TVM since 2026 (its blocks are spelled T.sblock).
+      if (kw.name == "s_tir") tir_sblock_ |= ToBool(Eval(kw.value), kw.value, "s_tir");
+    }
   }
   if (!decorated) Error(name_span, "the module class must be decorated with @I.ir_module");
   module_name_ = std::string(cls->name);
@@ -396,14 +402,18 @@ void Lowerer::DeclareFunction(const PyStmt* def) {
 
 void Lowerer::LowerPrimFunc(const PyStmt* def) {
   bool is_private = false;
+  bool s_tir = false;
   for (const PyExpr* d : def->decorators) {
     if (d->kind != PyExprKind::kCall) continue;
     for (const PyKeyword& kw : d->keywords) {
       if (kw.name == "private") is_private = ToBool(Eval(kw.value), kw.value, "private");
+      if (kw.name == "s_tir") s_tir = ToBool(Eval(kw.value), kw.value, "s_tir");
     }
   }
   std::string name(def->name);
-  module_.Add(globals_.at(name), LowerTirFunction(file_, def, is_private));
+  bool uses_sblock = false;
+  module_.Add(globals_.at(name), LowerTirFunction(file_, def, is_private, s_tir, &uses_sblock));
+  tir_sblock_ |= s_tir || uses_sblock;
 }
 
 void Lowerer::LowerPyFunc(const PyStmt* def) {

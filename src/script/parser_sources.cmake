@@ -18,5 +18,6 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_syntax_stmt.cc
   parser_syntax_tokens.cc
   parser_tir.cc
+  parser_tir_block.cc
   parser_tir_expr.cc
   parser_value.cc)

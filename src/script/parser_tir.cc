@@ -1,4 +1,4 @@
-// TIR lowering, part 2: the function signature and preamble, statements, loops and blocks.
+// TIR lowering, part 2: the function signature and preamble, statements and loops.
 #include "src/script/parser_tir.h"
 
 #include "pipesplit/support/diagnostic.h"
@@ -8,27 +8,9 @@ namespace {
 
 using ir::PrimExpr;
 
-std::string CalleeOf(const PyExpr* e) {
-  return e != nullptr && e->kind == PyExprKind::kCall ? DottedName(e->items[0]) : std::string();
-}
-
-// The names a `for` / assignment target binds: a name or a tuple of names.
-std::vector<const PyExpr*> TargetNames(const TirLowerer& lowerer, const PyExpr* target) {
-  std::vector<const PyExpr*> out;
-  if (target->kind == PyExprKind::kTuple) {
-    for (const PyExpr* item : target->items) out.push_back(item);
-  } else {
-    out.push_back(target);
-  }
-  for (const PyExpr* name : out) {
-    if (name->kind != PyExprKind::kName) lowerer.Error(name, "expected a variable name");
-  }
-  return out;
-}
-
 // `T.int64()` (a symbolic var declaration): its dtype, or nullopt.
 std::optional<DataType> VarDeclDType(const PyExpr* e) {
-  std::string callee = CalleeOf(e);
+  std::string callee = TirCallee(e);
   if (callee.rfind("T.", 0) != 0 || e->items.size() != 1) return std::nullopt;
   return DataType::Parse(callee.substr(2));
 }
@@ -43,14 +25,30 @@ bool IsSizeVarDecl(const PyExpr* e) {
 
 }  // namespace
 
-struct TirLowerer::BlockParts {
-  ir::BlockNode::Fields fields;
-  std::vector<PrimExpr> iter_values;
-  PrimExpr predicate;
-};
+std::string TirCallee(const PyExpr* e) {
+  return e != nullptr && e->kind == PyExprKind::kCall ? DottedName(e->items[0]) : std::string();
+}
 
-ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private) {
-  return TirLowerer(file).Function(def, is_private);
+// The names a `for` / assignment target binds: a name or a tuple of names.
+std::vector<const PyExpr*> TirTargetNames(const TirLowerer& lowerer, const PyExpr* target) {
+  std::vector<const PyExpr*> out;
+  if (target->kind == PyExprKind::kTuple) {
+    for (const PyExpr* item : target->items) out.push_back(item);
+  } else {
+    out.push_back(target);
+  }
+  for (const PyExpr* name : out) {
+    if (name->kind != PyExprKind::kName) lowerer.Error(name, "expected a variable name");
+  }
+  return out;
+}
+
+ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private,
+                              bool s_tir, bool* uses_sblock) {
+  TirLowerer lowerer(file);
+  ir::PrimFunc func = lowerer.Function(def, is_private, s_tir);
+  if (uses_sblock != nullptr) *uses_sblock = lowerer.uses_sblock();
+  return func;
 }
 
 ir::TirVar TirLowerer::NewVar(std::string_view name, DataType dtype, uint32_t begin, uint32_t end) {
@@ -64,11 +62,12 @@ ir::TirVar TirLowerer::NewVar(const PyExpr* name_expr, DataType dtype) {
   return NewVar(name_expr->text, dtype, name_expr->begin, name_expr->end);
 }
 
-ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private) {
+ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private, bool s_tir) {
   Push();
   ir::PrimFuncNode::Fields f;
   f.name = std::string(def->name);
   f.is_private = is_private;
+  f.s_tir = s_tir;
   for (const PyParam& p : def->params) {
     const PyExpr* ann = p.annotation;
     if (ann == nullptr) Error(p.begin, p.end, "a TIR parameter needs a type annotation");
@@ -76,7 +75,7 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private) {
     std::string type = DottedName(ann);
     if (type == "T.handle") {
       f.params.push_back(NewVar(p.name, DataType::Handle(), p.begin, p.end));
-    } else if (CalleeOf(ann) == "T.Buffer") {
+    } else if (TirCallee(ann) == "T.Buffer") {
       ir::Buffer buffer = BufferDecl(ann, 1, std::string(p.name));
       auto var = ir::Make<ir::TirVarNode>(std::string(p.name), DataType::Handle(), false,
                                           SpanOf(p.begin, p.end));
@@ -92,12 +91,16 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private) {
   size_t first = 0;
   Preamble(def, &f, &first);
   allocs_ = &root_allocs_;
+  // A block that is the whole body (and binds nothing) is the root block: TVM infers no
+  // access regions for it.
+  if (def->body.size() == first + 1) root_candidate_ = def->body[first];
   ir::Stmt body = Body(def->body, first);
-  // An explicit `with T.block("root"):` holding the whole body is the root block itself.
+  // As TVM completes a function: a block that is the whole body and binds no iter var is the
+  // root block itself (`with T.block("root"):` written out, typically); otherwise a body with
+  // blocks or root allocations gets an implicit root block.
   const auto* explicit_root = ir::As<ir::BlockRealizeNode>(body);
-  bool is_root = explicit_root != nullptr && def->body.size() == first + 1 &&
-                 explicit_root->block()->name_hint() == "root" &&
-                 explicit_root->block()->iter_vars().empty() && root_allocs_.empty();
+  bool is_root = explicit_root != nullptr && explicit_root->block()->iter_vars().empty() &&
+                 root_allocs_.empty();
   if (!is_root && (has_block_ || !root_allocs_.empty())) {
     ir::BlockNode::Fields root;
     root.name_hint = "root";
@@ -115,14 +118,14 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private) {
 void TirLowerer::Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* f, size_t* first) {
   for (; *first < def->body.size(); ++*first) {
     const PyStmt* s = def->body[*first];
-    if (s->kind == PyStmtKind::kExpr && CalleeOf(s->value) == "T.func_attr") {
+    if (s->kind == PyStmtKind::kExpr && TirCallee(s->value) == "T.func_attr") {
       const PyExpr* call = s->value;
       if (call->items.size() != 2) Error(call, "T.func_attr expects one dictionary argument");
       for (auto& [key, value] : AttrDict(call->items[1])) f->attrs.emplace_back(key, value);
       continue;
     }
     if (s->kind == PyStmtKind::kAssign && s->target->kind == PyExprKind::kName &&
-        CalleeOf(s->value) == "T.match_buffer") {
+        TirCallee(s->value) == "T.match_buffer") {
       const PyExpr* call = s->value;
       if (call->items.size() < 2) Error(call, "T.match_buffer needs a parameter and a shape");
       const PyExpr* param = call->items[1];
@@ -157,7 +160,7 @@ bool TirLowerer::DeclareVars(const PyStmt* s) {
   for (const PyExpr* v : values) {
     if (!VarDeclDType(v)) return false;
   }
-  std::vector<const PyExpr*> names = TargetNames(*this, s->target);
+  std::vector<const PyExpr*> names = TirTargetNames(*this, s->target);
   if (names.size() != values.size()) {
     Error(s->target, "expected " + std::to_string(values.size()) + " names, got " +
                          std::to_string(names.size()));
@@ -204,14 +207,14 @@ ir::Stmt TirLowerer::Stmt(const std::vector<PyStmt*>& body, size_t* i) {
     case PyStmtKind::kExpr: {
       const PyExpr* e = s->value;
       if (e->kind == PyExprKind::kString) return nullptr;  // a docstring
-      std::string callee = CalleeOf(e);
+      std::string callee = TirCallee(e);
       if (callee == "T.evaluate") {
         if (e->items.size() != 2) Error(e, "T.evaluate expects one argument");
         return ir::Make<ir::EvaluateNode>(Expr(e->items[1]), span);
       }
       if (callee == "T.func_attr") Error(e, "T.func_attr must come first in the function body");
       if (callee == "T.reads" || callee == "T.writes" || callee == "T.where" ||
-          callee == "T.block_attr") {
+          callee == "T.block_attr" || callee == "T.sblock_attr") {
         Error(e, callee + " is only allowed at the start of a block");
       }
       return ir::Make<ir::EvaluateNode>(Expr(e), span);
@@ -240,12 +243,14 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
     PrimExpr value = Expr(s->value, sym->buffer->dtype());
     return ir::Make<ir::BufferStoreNode>(sym->buffer, value, load->indices(), span);
   }
-  std::string callee = CalleeOf(s->value);
+  std::string callee = TirCallee(s->value);
   if (s->kind == PyStmtKind::kAssign && DeclareVars(s)) return nullptr;
-  if (callee == "T.alloc_buffer" || callee == "T.decl_buffer") {
+  if (callee == "T.alloc_buffer" || callee == "T.sblock_alloc_buffer" ||
+      callee == "T.decl_buffer") {
     if (target->kind != PyExprKind::kName) Error(target, "expected a buffer name");
     ir::Buffer buffer = BufferDecl(s->value, 1, std::string(target->text));
-    if (callee == "T.alloc_buffer") {
+    if (callee == "T.sblock_alloc_buffer") uses_sblock_ = true;
+    if (callee != "T.decl_buffer") {
       Define(target->text, {nullptr, buffer});
       allocs_->push_back(buffer);
       return nullptr;
@@ -265,9 +270,14 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
   if (target->kind != PyExprKind::kName) Error(target, "expected a variable name");
   std::optional<DataType> dtype;
   if (s->annotation != nullptr) {
-    std::string type = DottedName(s->annotation);
+    // `x: T.let[T.int32] = value` (TVM since 2026) or `x: T.int32 = value`.
+    const PyExpr* ann = s->annotation;
+    if (ann->kind == PyExprKind::kSubscript && DottedName(ann->items[0]) == "T.let") {
+      ann = ann->items[1];
+    }
+    std::string type = DottedName(ann);
     if (type.rfind("T.", 0) == 0) dtype = DataType::Parse(type.substr(2));
-    if (!dtype) Error(s->annotation, "expected a TIR dtype annotation such as T.int32");
+    if (!dtype) Error(ann, "expected a TIR dtype annotation such as T.int32");
   }
   PrimExpr value = Expr(s->value, dtype);
   Push();
@@ -280,9 +290,9 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
 
 ir::Stmt TirLowerer::For(const PyStmt* s) {
   Span span = SpanOf(s->begin, s->end);
-  std::vector<const PyExpr*> names = TargetNames(*this, s->target);
+  std::vector<const PyExpr*> names = TirTargetNames(*this, s->target);
   const PyExpr* iter = s->value;
-  std::string callee = CalleeOf(iter);
+  std::string callee = TirCallee(iter);
   if (callee.empty())
     Error(iter, "a TIR loop iterates over range(...), T.grid(...) or T.serial(...)");
   std::vector<const PyExpr*> args(iter->items.begin() + 1, iter->items.end());
@@ -362,168 +372,10 @@ ir::Stmt TirLowerer::For(const PyStmt* s) {
 }
 
 ir::Stmt TirLowerer::With(const PyStmt* s) {
-  std::string callee = CalleeOf(s->value);
-  if (callee == "T.block") return BlockStmt(s);
+  std::string callee = TirCallee(s->value);
+  if (callee == "T.block" || callee == "T.sblock") return BlockStmt(s);
   if (callee == "T.init") Error(s->value, "T.init() is only allowed at the start of a block");
   Error(s->value, "unsupported with statement in a TIR function");
-}
-
-ir::Stmt TirLowerer::BlockStmt(const PyStmt* s) {
-  const PyExpr* call = s->value;
-  if (call->items.size() != 2 || call->items[1]->kind != PyExprKind::kString) {
-    Error(call, "T.block expects a block name");
-  }
-  if (s->target != nullptr) Error(s->target, "T.block binds no name");
-  has_block_ = true;
-  BlockParts parts;
-  parts.fields.name_hint = std::string(call->items[1]->str);
-  std::vector<ir::Buffer>* outer_allocs = allocs_;
-  allocs_ = &parts.fields.alloc_buffers;
-  Push();
-  size_t first = 0;
-  while (first < s->body.size() && BlockPart(s->body[first], &parts)) ++first;
-  if (first == s->body.size() && parts.fields.name_hint != "root") {
-    // Nothing but block parts (a kernel cut off after its signature lines, typically).
-    Error(s->begin, s->end, "block \"" + parts.fields.name_hint + "\" has no body");
-  }
-  parts.fields.body = Body(s->body, first);
-  Pop();
-  allocs_ = outer_allocs;
-  Span span = SpanOf(s->begin, s->end);
-  auto block = ir::Make<ir::BlockNode>(std::move(parts.fields), span);
-  PrimExpr predicate = parts.predicate ? parts.predicate : ir::BoolImm(true);
-  return ir::Make<ir::BlockRealizeNode>(std::move(parts.iter_values), predicate, block, span);
-}
-
-bool TirLowerer::BlockPart(const PyStmt* s, BlockParts* parts) {
-  std::string callee =
-      s->kind == PyStmtKind::kExpr || s->kind == PyStmtKind::kAssign || s->kind == PyStmtKind::kWith
-          ? CalleeOf(s->value)
-          : std::string();
-  if (s->kind == PyStmtKind::kAssign && callee == "T.axis.remap") {
-    const PyExpr* call = s->value;
-    if (call->items.size() != 3 || call->items[1]->kind != PyExprKind::kString ||
-        call->items[2]->kind != PyExprKind::kList) {
-      Error(call, "T.axis.remap expects a kind string and a list of loop variables");
-    }
-    std::string_view kinds = call->items[1]->str;
-    const PyExpr* list = call->items[2];
-    std::vector<const PyExpr*> names = TargetNames(*this, s->target);
-    if (kinds.size() != list->items.size() || names.size() != list->items.size()) {
-      Error(call, "T.axis.remap: " + std::to_string(kinds.size()) + " kinds, " +
-                      std::to_string(list->items.size()) + " loop variables and " +
-                      std::to_string(names.size()) + " block variables do not match");
-    }
-    std::vector<PrimExpr> values;
-    for (size_t k = 0; k < kinds.size(); ++k) {
-      if (kinds[k] != 'S' && kinds[k] != 'R') {
-        Error(call->items[1], std::string("T.axis.remap kinds are 'S' (spatial) or 'R' (reduce), "
-                                          "not '") +
-                                  kinds[k] + "'");
-      }
-      PrimExpr value = Expr(list->items[k]);
-      const auto* var = ir::As<ir::TirVarNode>(value);
-      auto it = var != nullptr ? loop_ranges_.find(var) : loop_ranges_.end();
-      if (it == loop_ranges_.end()) {
-        Error(list->items[k], "T.axis.remap expects the variables of enclosing loops");
-      }
-      values.push_back(value);
-      parts->fields.iter_vars.push_back(
-          {nullptr, it->second,
-           kinds[k] == 'S' ? ir::IterVarType::kDataPar : ir::IterVarType::kCommReduce});
-    }
-    size_t base = parts->fields.iter_vars.size() - kinds.size();
-    for (size_t k = 0; k < names.size(); ++k) {
-      parts->fields.iter_vars[base + k].var = NewVar(names[k], values[k]->dtype());
-      parts->iter_values.push_back(values[k]);
-    }
-    return true;
-  }
-  if (s->kind == PyStmtKind::kAssign && callee.rfind("T.axis.", 0) == 0) {
-    std::string kind = callee.substr(7);
-    ir::IterVarType type;
-    if (kind == "spatial" || kind == "S") {
-      type = ir::IterVarType::kDataPar;
-    } else if (kind == "reduce" || kind == "R") {
-      type = ir::IterVarType::kCommReduce;
-    } else if (kind == "scan") {
-      type = ir::IterVarType::kOrdered;
-    } else if (kind == "opaque") {
-      type = ir::IterVarType::kOpaque;
-    } else {
-      Error(s->value->items[0], "unknown block axis kind '" + callee + "'");
-    }
-    const PyExpr* call = s->value;
-    if (call->items.size() != 3) Error(call, callee + " expects a domain and a value");
-    if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a block variable name");
-    PrimExpr value = Expr(call->items[2]);
-    ir::Range dom;
-    const PyExpr* d = call->items[1];
-    if (d->kind == PyExprKind::kTuple) {
-      if (d->items.size() != 2) Error(d, "a block axis domain is an extent or (begin, end)");
-      PrimExpr begin = Expr(d->items[0], value->dtype());
-      dom = {begin, ExtentOf(begin, Expr(d->items[1], value->dtype()))};
-    } else {
-      PrimExpr extent = Expr(d, value->dtype());
-      dom = {ir::IntImm(0, extent->dtype()), extent};
-    }
-    parts->fields.iter_vars.push_back({NewVar(s->target, value->dtype()), dom, type});
-    parts->iter_values.push_back(value);
-    return true;
-  }
-  if (s->kind == PyStmtKind::kExpr) {
-    const PyExpr* call = s->value;
-    if (callee == "T.where") {
-      if (call->items.size() != 2) Error(call, "T.where expects one condition");
-      parts->predicate = Expr(call->items[1]);
-      return true;
-    }
-    if (callee == "T.reads" || callee == "T.writes") {
-      auto& regions = callee == "T.reads" ? parts->fields.reads : parts->fields.writes;
-      for (size_t k = 1; k < call->items.size(); ++k) {
-        const PyExpr* arg = call->items[k];
-        if (arg->kind == PyExprKind::kList || arg->kind == PyExprKind::kTuple) {
-          for (const PyExpr* item : arg->items) regions.push_back(Region(item));
-        } else {
-          regions.push_back(Region(arg));
-        }
-      }
-      return true;
-    }
-    if (callee == "T.block_attr") {
-      if (call->items.size() != 2) Error(call, "T.block_attr expects one dictionary");
-      for (auto& [key, value] : AttrDict(call->items[1])) {
-        parts->fields.annotations.emplace_back(key, value);
-      }
-      return true;
-    }
-  }
-  if (s->kind == PyStmtKind::kWith && callee == "T.init") {
-    if (parts->fields.init != nullptr) Error(s->value, "a block has at most one T.init()");
-    Push();
-    parts->fields.init = Body(s->body, 0);
-    Pop();
-    return true;
-  }
-  if (s->kind == PyStmtKind::kAssign && callee == "T.match_buffer") {
-    // X = T.match_buffer(A[region], shape, dtype): a view of a region of another buffer.
-    const PyExpr* call = s->value;
-    if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a buffer name");
-    if (call->items.size() < 2) Error(call, "T.match_buffer needs a source region and a shape");
-    ir::BufferRegion source = Region(call->items[1]);
-    ir::Buffer buffer = BufferDecl(call, 2, std::string(s->target->text));
-    Define(s->target->text, {nullptr, buffer});
-    parts->fields.match_buffers.push_back({buffer, std::move(source)});
-    return true;
-  }
-  if (s->kind == PyStmtKind::kAssign && callee == "T.alloc_buffer") {
-    if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a buffer name");
-    ir::Buffer buffer = BufferDecl(s->value, 1, std::string(s->target->text));
-    Define(s->target->text, {nullptr, buffer});
-    parts->fields.alloc_buffers.push_back(buffer);
-    return true;
-  }
-  return false;
 }
 
 }  // namespace pipesplit::script

@@ -19,13 +19,23 @@
 
 namespace pipesplit::script {
 
-// Builds the PrimFunc of `def` (a kOpaqueDef parsed as TIR).
-ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private);
+// Builds the PrimFunc of `def` (a kOpaqueDef parsed as TIR). `s_tir`: the decorator's
+// s_tir=True. Sets *uses_sblock when the body spells blocks the 2026 way (T.sblock, ...).
+ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private,
+                              bool s_tir = false, bool* uses_sblock = nullptr);
+
+class TirLowerer;
+// The dotted callee of a call (`T.block`), or "" for anything else.
+std::string TirCallee(const PyExpr* e);
+// The names a `for` / assignment target binds: a name or a tuple of names.
+std::vector<const PyExpr*> TirTargetNames(const TirLowerer& lowerer, const PyExpr* target);
 
 class TirLowerer {
  public:
   explicit TirLowerer(const SourceFile& file) : file_(file) {}
-  ir::PrimFunc Function(const PyStmt* def, bool is_private);
+  ir::PrimFunc Function(const PyStmt* def, bool is_private, bool s_tir = false);
+  // Whether a T.sblock, T.sblock_alloc_buffer or T.sblock_attr was read.
+  bool uses_sblock() const { return uses_sblock_; }
 
   // ---- Expressions (parser_tir_expr.cc) ----
   // `hint`: the dtype a bare literal takes (the other operand's dtype).
@@ -51,7 +61,7 @@ class TirLowerer {
   };
   struct BlockParts;
 
-  // ---- Statements (parser_tir.cc) ----
+  // ---- Statements (parser_tir.cc; blocks in parser_tir_block.cc) ----
   ir::Stmt Body(const std::vector<PyStmt*>& body, size_t from);
   // Lowers body[i]; statements that scope over the rest (lets, allocations) consume it.
   ir::Stmt Stmt(const std::vector<PyStmt*>& body, size_t* i);
@@ -59,6 +69,9 @@ class TirLowerer {
   ir::Stmt With(const PyStmt* s);
   ir::Stmt BlockStmt(const PyStmt* s);
   bool BlockPart(const PyStmt* s, BlockParts* parts);
+  bool BlockAxis(const PyStmt* s, const std::string& callee, BlockParts* parts);
+  // Fills the regions a block was written without, as TVM's parser infers them.
+  void InferRegions(const PyStmt* s, bool reads, bool writes, ir::BlockNode::Fields* fields);
   ir::Stmt Assign(const std::vector<PyStmt*>& body, size_t* i);
   bool DeclareVars(const PyStmt* s);  // `n = T.int64()` declarations; false for others
   void Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* fields, size_t* first_body_stmt);
@@ -80,6 +93,8 @@ class TirLowerer {
   std::vector<ir::Buffer> root_allocs_;
   std::vector<ir::Buffer>* allocs_ = nullptr;  // where T.alloc_buffer puts its buffer
   bool has_block_ = false;
+  bool uses_sblock_ = false;
+  const PyStmt* root_candidate_ = nullptr;  // the only statement of the function body
 };
 
 }  // namespace pipesplit::script

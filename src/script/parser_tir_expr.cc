@@ -386,6 +386,13 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     }
     case PyExprKind::kCall:
       break;
+    case PyExprKind::kAttribute:
+      // A.data: the buffer's data pointer (an opaque access to it).
+      if (e->text == "data" && e->items[0]->kind == PyExprKind::kName) {
+        const Symbol* sym = Find(e->items[0]->text);
+        if (sym != nullptr && sym->buffer != nullptr) return sym->buffer->data();
+      }
+      Error(e, "unsupported expression in TIR");
     default:
       Error(e, "unsupported expression in TIR");
   }

@@ -140,6 +140,8 @@ class Printer {
   struct Config {
     ir::Syntax syntax = ir::Syntax::kClassic;
     bool legacy_tir_header = false;
+    ir::TirSyntax tir_syntax = ir::TirSyntax::kBlock;
+    bool s_tir_for_blocks = false;  // converting T.block to T.sblock (TirPrintOptions)
     bool pep695 = true;
     bool complete_attrs = false;  // PrintOptions::complete_attrs
     // Fragment mode (PrintExpr / PrintStructInfo): vars print their names, nothing is

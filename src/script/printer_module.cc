@@ -39,7 +39,10 @@ void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>*
   usage_ |= kUseTir;
   StmtDoc doc;
   doc.kind = StmtDoc::Kind::kVerbatim;
-  doc.text = PrintTirFunction(func);
+  TirPrintOptions options;
+  options.sblock = config_.tir_syntax == ir::TirSyntax::kSBlock;
+  options.s_tir_for_blocks = config_.s_tir_for_blocks;
+  doc.text = PrintTirFunction(func, options);
   out->push_back(std::move(doc));
 }
 
@@ -174,8 +177,14 @@ std::string Printer::Fragment(const ir::StructInfo& sinfo) {
 std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options) {
   printer::Printer::Config config;
   config.syntax = options.syntax.value_or(mod.syntax());
-  config.legacy_tir_header =
-      options.legacy_tir_header.value_or(mod.script_style().legacy_tir_header);
+  config.tir_syntax = options.tir_syntax.value_or(mod.script_style().tir_syntax);
+  bool converted = config.tir_syntax != mod.script_style().tir_syntax;
+  config.s_tir_for_blocks = converted && config.tir_syntax == ir::TirSyntax::kSBlock;
+  // Converting the spelling converts the header too: T.block is TVM's before 2026, whose
+  // header names the dialect `tir`; T.sblock is TVM's since, whose header says `tirx`.
+  config.legacy_tir_header = options.legacy_tir_header.value_or(
+      converted ? config.tir_syntax == ir::TirSyntax::kBlock
+                : mod.script_style().legacy_tir_header);
   config.pep695 = options.pep695.value_or(mod.script_style().pep695);
   config.complete_attrs = options.complete_attrs;
   return printer::Printer(config, &mod).Module();

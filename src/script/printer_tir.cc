@@ -49,55 +49,66 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string Shape(const std::vector<PrimExpr>& shape) {
-  std::vector<std::string> dims;
-  for (const PrimExpr& d : shape) dims.push_back(TirExprText(d));
-  return Tuple(dims);
-}
-
-// The end of [min, min + extent): the stop as written when the extent was derived from it.
-std::string Stop(const PrimExpr& min, const PrimExpr& extent) {
-  if (const auto* sub = ir::As<ir::BinaryNode>(extent)) {
-    if (sub->op() == ir::BinaryOp::kSub && sub->b() == min) return TirExprText(sub->a());
+// Whether `s` holds a realized block (TVM's test for an implicit root block).
+bool ContainsBlock(const ir::StmtNode& s) {
+  switch (s.kind()) {
+    case ir::NodeKind::kBlockRealize:
+      return true;
+    case ir::NodeKind::kBlock: {
+      const auto& n = static_cast<const ir::BlockNode&>(s);
+      return (n.init() != nullptr && ContainsBlock(*n.init())) || ContainsBlock(*n.body());
+    }
+    case ir::NodeKind::kSeqStmt:
+      for (const ir::Stmt& item : static_cast<const ir::SeqStmtNode&>(s).seq()) {
+        if (ContainsBlock(*item)) return true;
+      }
+      return false;
+    case ir::NodeKind::kFor:
+      return ContainsBlock(*static_cast<const ir::ForNode&>(s).body());
+    case ir::NodeKind::kLetStmt:
+      return ContainsBlock(*static_cast<const ir::LetStmtNode&>(s).body());
+    case ir::NodeKind::kAllocate:
+      return ContainsBlock(*static_cast<const ir::AllocateNode&>(s).body());
+    case ir::NodeKind::kDeclBuffer:
+      return ContainsBlock(*static_cast<const ir::DeclBufferNode&>(s).body());
+    case ir::NodeKind::kIfThenElse: {
+      const auto& n = static_cast<const ir::IfThenElseNode&>(s);
+      return ContainsBlock(*n.then_case()) ||
+             (n.else_case() != nullptr && ContainsBlock(*n.else_case()));
+    }
+    default:
+      return false;
   }
-  auto a = ir::AsConstInt(min), b = ir::AsConstInt(extent);
-  if (a && b) return TirExprText(ir::IntImm(*a + *b, extent->dtype()));
-  if (a && *a == 0) return TirExprText(extent);
-  return TirExprText(ir::MakeBinary(ir::BinaryOp::kAdd, min, extent));
 }
-
-std::string Attr(const ir::AttrValue& value) {
-  if (const PrimExpr* e = value.as_prim_expr()) return TirExprText(*e);
-  if (const std::string* s = value.as_string()) return QuoteString(*s);
-  if (const bool* b = value.as_bool()) return *b ? "True" : "False";
-  if (const int64_t* i = value.as_int()) return std::to_string(*i);
-  if (const double* d = value.as_float()) return FloatLiteral(*d);
-  if (const ir::AttrList* list = value.as_list()) {
-    std::vector<std::string> items;
-    for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
-    return "[" + Join(items) + "]";
-  }
-  if (const ir::AttrMap* map = value.as_map()) {
-    std::vector<std::string> items;
-    for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
-    return "{" + Join(items) + "}";
-  }
-  return "None";
-}
-
-std::string AttrDict(const ir::AttrMap& map) { return Attr(ir::AttrValue(map)); }
 
 bool IsImplicitRoot(const ir::StmtNode& s) {
   const auto* realize = ir::As<ir::BlockRealizeNode>(&s);
   if (realize == nullptr) return false;
   const ir::BlockNode& b = *realize->block();
-  return b.name_hint() == "root" && b.iter_vars().empty() && b.reads().empty() &&
-         b.writes().empty() && b.init() == nullptr && b.match_buffers().empty() &&
-         b.annotations().empty() && IsConst(realize->predicate(), 1);
+  if (!(realize->iter_values().empty() && b.reads().empty() && b.writes().empty() &&
+        b.init() == nullptr && b.match_buffers().empty() && b.annotations().empty() &&
+        IsConst(realize->predicate(), 1))) {
+    return false;
+  }
+  // TVM's rule (the one its parser inserts the root block by).
+  if (!b.alloc_buffers().empty()) return true;
+  if (const auto* inner = ir::As<ir::BlockRealizeNode>(b.body())) {
+    return !inner->block()->iter_vars().empty();
+  }
+  return ContainsBlock(*b.body());
 }
 
 class TirPrinter {
  public:
+  explicit TirPrinter(const TirPrintOptions& options)
+      : options_(options), text_options_(ir::PrimTextOptions::Tir([this](const ir::TirVarNode& v) {
+          // A buffer's data pointer prints as `A.data`.
+          auto it = data_names_.find(&v);
+          return it != data_names_.end() ? it->second : v.name();
+        })) {
+    // TVM since 2026 prints a float with an integral value with one decimal: T.float32(0.0).
+    text_options_.tir_float_point = options.sblock;
+  }
   std::string Function(const ir::PrimFuncNode& f);
 
  private:
@@ -118,20 +129,76 @@ class TirPrinter {
   std::string Region(const ir::BufferRegion& r);
   std::string AllocBuffer(const ir::Buffer& b);
 
+  std::string Text(const PrimExpr& e) const {
+    return ir::FormatPrimExpr(e, text_options_).text;
+  }
+  std::string Shape(const std::vector<PrimExpr>& shape) {
+    std::vector<std::string> dims;
+    for (const PrimExpr& d : shape) dims.push_back(Text(d));
+    return Tuple(dims);
+  }
+
+  // The end of [min, min + extent): the stop as written when the extent was derived from it.
+  std::string Stop(const PrimExpr& min, const PrimExpr& extent) {
+    if (const auto* sub = ir::As<ir::BinaryNode>(extent)) {
+      if (sub->op() == ir::BinaryOp::kSub && sub->b() == min) return Text(sub->a());
+    }
+    auto a = ir::AsConstInt(min), b = ir::AsConstInt(extent);
+    if (a && b) return Text(ir::IntImm(*a + *b, extent->dtype()));
+    if (a && *a == 0) return Text(extent);
+    return Text(ir::MakeBinary(ir::BinaryOp::kAdd, min, extent));
+  }
+
+  std::string Attr(const ir::AttrValue& value) {
+    if (const PrimExpr* e = value.as_prim_expr()) return Text(*e);
+    if (const std::string* s = value.as_string()) return QuoteString(*s);
+    if (const bool* b = value.as_bool()) return *b ? "True" : "False";
+    if (const int64_t* i = value.as_int()) return std::to_string(*i);
+    if (const double* d = value.as_float()) return FloatLiteral(*d);
+    if (const ir::AttrList* list = value.as_list()) {
+      std::vector<std::string> items;
+      for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
+      return "[" + Join(items) + "]";
+    }
+    if (const ir::AttrMap* map = value.as_map()) {
+      std::vector<std::string> items;
+      for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
+      return "{" + Join(items) + "}";
+    }
+    return "None";
+  }
+
+  std::string AttrDict(const ir::AttrMap& map) { return Attr(ir::AttrValue(map)); }
+
+  const char* BlockWord() const { return options_.sblock ? "sblock" : "block"; }
+
+  void Declare(const ir::Buffer& b) { data_names_[b->data().get()] = b->name() + ".data"; }
+
+  TirPrintOptions options_;
+  std::unordered_map<const ir::TirVarNode*, std::string> data_names_;
+  ir::PrimTextOptions text_options_;
   std::string out_;
   int indent_ = 0;
   std::unordered_map<const ir::TirVarNode*, const ir::ForNode*> loops_;
+  const ir::BlockRealizeNode* no_realize_ = nullptr;  // the realize made up for a bare block
 };
 
 std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
-  std::string out = b->name() + " = T.alloc_buffer(" + Shape(b->shape());
+  Declare(b);
+  std::string out = b->name() + (options_.sblock ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(") +
+                    Shape(b->shape());
   if (b->dtype() != DataType::Float(32)) out += ", " + QuoteString(b->dtype().ToString());
   if (b->scope() != "global") out += ", scope=" + QuoteString(b->scope());
   return out + ")";
 }
 
 std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
-  Line(f.is_private() ? "@T.prim_func(private=True)" : "@T.prim_func");
+  std::vector<std::string> kwargs;
+  if (f.is_private()) kwargs.push_back("private=True");
+  if (options_.sblock && (f.s_tir() || (options_.s_tir_for_blocks && ContainsBlock(*f.body())))) {
+    kwargs.push_back("s_tir=True");
+  }
+  Line(kwargs.empty() ? "@T.prim_func" : "@T.prim_func(" + Join(kwargs) + ")");
   // A buffer param prints inline when its shape uses only params declared before it.
   std::unordered_set<const ir::TirVarNode*> defined;
   std::unordered_set<const ir::BufferNode*> inlined;
@@ -145,6 +212,7 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
     }
     defined.insert(p.get());
   }
+  for (const auto& entry : f.buffer_map()) Declare(entry.second);
   std::vector<std::string> params;
   for (const ir::TirVar& p : f.params()) {
     const ir::Buffer* buffer = f.BufferOf(p.get());
@@ -185,7 +253,7 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
   }
   if (IsImplicitRoot(*f.body())) {
     const ir::BlockNode& root = *ir::As<ir::BlockRealizeNode>(f.body())->block();
-    Line("# with T.block(\"root\"):");
+    Line(std::string("# with T.") + BlockWord() + "(\"root\"):");
     for (const ir::Buffer& b : root.alloc_buffers()) Line(AllocBuffer(b));
     Stmt(root.body());
   } else {
@@ -199,9 +267,9 @@ std::string TirPrinter::Region(const ir::BufferRegion& r) {
   std::vector<std::string> dims;
   for (const ir::Range& range : r.region) {
     if (IsConst(range.extent, 1)) {
-      dims.push_back(TirExprText(range.min));
+      dims.push_back(Text(range.min));
     } else {
-      dims.push_back(TirExprText(range.min) + ":" + Stop(range.min, range.extent));
+      dims.push_back(Text(range.min) + ":" + Stop(range.min, range.extent));
     }
   }
   return r.buffer->name() + "[" + (dims.empty() ? "()" : Join(dims)) + "]";
@@ -221,26 +289,30 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
     case ir::NodeKind::kBlock: {
       ir::BlockRealizeNode realize({}, ir::BoolImm(true),
                                    ir::Cast<ir::BlockNode>(ir::Ptr<ir::StmtNode>(s)));
+      no_realize_ = &realize;
       Realize(realize);
+      no_realize_ = nullptr;
       return;
     }
     case ir::NodeKind::kBufferStore: {
       const auto& n = static_cast<const ir::BufferStoreNode&>(*s);
       std::vector<std::string> idx;
-      for (const PrimExpr& i : n.indices()) idx.push_back(TirExprText(i));
+      for (const PrimExpr& i : n.indices()) idx.push_back(Text(i));
       Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) +
-           "] = " + TirExprText(n.value()));
+           "] = " + Text(n.value()));
       return;
     }
     case ir::NodeKind::kLetStmt: {
       const auto& n = static_cast<const ir::LetStmtNode&>(*s);
-      Line(n.var()->name() + ": T." + n.var()->dtype().ToString() + " = " + TirExprText(n.value()));
+      std::string type = "T." + n.var()->dtype().ToString();
+      if (options_.sblock) type = "T.let[" + type + "]";  // TVM since 2026
+      Line(n.var()->name() + ": " + type + " = " + Text(n.value()));
       Stmt(n.body());
       return;
     }
     case ir::NodeKind::kIfThenElse: {
       const auto& n = static_cast<const ir::IfThenElseNode&>(*s);
-      Line("if " + TirExprText(n.cond()) + ":");
+      Line("if " + Text(n.cond()) + ":");
       Indented(n.then_case());
       if (n.else_case() != nullptr) {
         Line("else:");
@@ -249,12 +321,12 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
       return;
     }
     case ir::NodeKind::kEvaluate:
-      Line("T.evaluate(" + TirExprText(static_cast<const ir::EvaluateNode&>(*s).value()) + ")");
+      Line("T.evaluate(" + Text(static_cast<const ir::EvaluateNode&>(*s).value()) + ")");
       return;
     case ir::NodeKind::kAllocate: {
       const auto& n = static_cast<const ir::AllocateNode&>(*s);
       std::vector<std::string> extents;
-      for (const PrimExpr& e : n.extents()) extents.push_back(TirExprText(e));
+      for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
       Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
            QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
       Stmt(n.body());
@@ -263,6 +335,7 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
     case ir::NodeKind::kDeclBuffer: {
       const auto& n = static_cast<const ir::DeclBufferNode&>(*s);
       const ir::Buffer& b = n.buffer();
+      Declare(b);
       std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
       if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
       if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
@@ -293,13 +366,13 @@ void TirPrinter::For(const ir::ForNode& loop) {
     std::vector<std::string> names, extents;
     for (const ir::ForNode* l : grid) {
       names.push_back(l->loop_var()->name());
-      extents.push_back(TirExprText(l->extent()));
+      extents.push_back(Text(l->extent()));
     }
     Line("for " + Join(names) + " in T.grid(" + Join(extents) + "):");
   } else {
     std::string args = IsConst(loop.min(), 0)
-                           ? TirExprText(loop.extent())
-                           : TirExprText(loop.min()) + ", " + Stop(loop.min(), loop.extent());
+                           ? Text(loop.extent())
+                           : Text(loop.min()) + ", " + Stop(loop.min(), loop.extent());
     std::string fn;
     switch (loop.for_kind()) {
       case ir::ForKind::kSerial:
@@ -331,12 +404,12 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
   auto single = [&](size_t i) {
     const ir::IterVar& iv = block.iter_vars()[i];
     static const char* const kKinds[] = {"spatial", "reduce", "scan", "opaque"};
-    std::string dom = IsConst(iv.dom.min, 0) ? TirExprText(iv.dom.extent)
-                                             : "(" + TirExprText(iv.dom.min) + ", " +
+    std::string dom = IsConst(iv.dom.min, 0) ? Text(iv.dom.extent)
+                                             : "(" + Text(iv.dom.min) + ", " +
                                                    Stop(iv.dom.min, iv.dom.extent) + ")";
-    std::string value = i < values.size() ? TirExprText(values[i]) : "None";
-    Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + ", " +
-         value + ")");
+    std::string value = i < values.size() ? ", " + Text(values[i]) : "";
+    Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
+         ")");
   };
   auto flush = [&]() {
     if (remap.size() == 1) single(remap[0]);
@@ -346,7 +419,7 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
       for (size_t i : remap) {
         const ir::IterVar& iv = block.iter_vars()[i];
         names.push_back(iv.var->name());
-        loop_vars.push_back(TirExprText(values[i]));
+        loop_vars.push_back(Text(values[i]));
         kinds += iv.type == ir::IterVarType::kDataPar ? 'S' : 'R';
       }
       Line(Join(names) + " = T.axis.remap(\"" + kinds + "\", [" + Join(loop_vars) + "])");
@@ -361,8 +434,8 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
       if (const auto* v = ir::As<ir::TirVarNode>(values[i])) {
         auto it = loops_.find(v);
         remappable = it != loops_.end() &&
-                     TirExprText(it->second->min()) == TirExprText(iv.dom.min) &&
-                     TirExprText(it->second->extent()) == TirExprText(iv.dom.extent);
+                     Text(it->second->min()) == Text(iv.dom.min) &&
+                     Text(it->second->extent()) == Text(iv.dom.extent);
       }
     }
     if (remappable) {
@@ -377,18 +450,24 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
 
 void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
   const ir::BlockNode& b = *realize.block();
-  Line("with T.block(" + QuoteString(b.name_hint()) + "):");
+  // A block without its realize (the kBlock statement) is printed with no_realize=True.
+  bool no_realize = &realize == no_realize_;
+  Line(std::string("with T.") + BlockWord() + "(" + QuoteString(b.name_hint()) +
+       (no_realize ? ", no_realize=True):" : "):"));
   ++indent_;
   IterVars(b, realize.iter_values());
-  if (!IsConst(realize.predicate(), 1)) Line("T.where(" + TirExprText(realize.predicate()) + ")");
+  if (!IsConst(realize.predicate(), 1)) Line("T.where(" + Text(realize.predicate()) + ")");
   std::vector<std::string> reads, writes;
   for (const ir::BufferRegion& r : b.reads()) reads.push_back(Region(r));
   for (const ir::BufferRegion& r : b.writes()) writes.push_back(Region(r));
   Line("T.reads(" + Join(reads) + ")");
   Line("T.writes(" + Join(writes) + ")");
-  if (!b.annotations().empty()) Line("T.block_attr(" + AttrDict(b.annotations()) + ")");
+  if (!b.annotations().empty()) {
+    Line(std::string("T.") + BlockWord() + "_attr(" + AttrDict(b.annotations()) + ")");
+  }
   for (const ir::Buffer& buffer : b.alloc_buffers()) Line(AllocBuffer(buffer));
   for (const ir::MatchBufferRegion& m : b.match_buffers()) {
+    Declare(m.buffer);
     std::string line = m.buffer->name() + " = T.match_buffer(" + Region(m.source) + ", " +
                        Shape(m.buffer->shape());
     if (m.buffer->dtype() != DataType::Float(32)) {
@@ -410,6 +489,8 @@ std::string TirExprText(const PrimExpr& e) {
   return ir::FormatPrimExpr(e, ir::PrimTextOptions::Tir()).text;
 }
 
-std::string PrintTirFunction(const ir::PrimFuncNode& func) { return TirPrinter().Function(func); }
+std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options) {
+  return TirPrinter(options).Function(func);
+}
 
 }  // namespace pipesplit::script::printer

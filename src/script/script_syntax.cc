@@ -13,4 +13,14 @@ std::optional<ir::Syntax> ParseSyntaxName(std::string_view name) {
   return std::nullopt;
 }
 
+const char* TirSyntaxName(ir::TirSyntax syntax) {
+  return syntax == ir::TirSyntax::kBlock ? "block" : "sblock";
+}
+
+std::optional<ir::TirSyntax> ParseTirSyntaxName(std::string_view name) {
+  if (name == "block") return ir::TirSyntax::kBlock;
+  if (name == "sblock") return ir::TirSyntax::kSBlock;
+  return std::nullopt;
+}
+
 }  // namespace pipesplit::script

@@ -61,6 +61,7 @@ ir::PrimFunc Renamed(const ir::PrimFuncNode& func, std::string name) {
   f.body = func.body();
   f.attrs = func.attrs();
   f.is_private = func.is_private();
+  f.s_tir = func.s_tir();
   return ir::Make<ir::PrimFuncNode>(std::move(f), func.span());
 }
 

@@ -301,6 +301,9 @@ class PrimFuncNode : public ExprNode {
     Stmt body;
     AttrMap attrs;  // T.func_attr
     bool is_private = false;
+    // `@T.prim_func(s_tir=True)` (TVM since 2026: a schedulable function). How the function
+    // was spelled, like the T.sblock spelling of its blocks: not part of structural equality.
+    bool s_tir = false;
   };
   explicit PrimFuncNode(Fields fields, Span span = {});
   const std::string& name() const { return f_.name; }
@@ -311,6 +314,7 @@ class PrimFuncNode : public ExprNode {
   const Stmt& body() const { return f_.body; }
   const AttrMap& attrs() const { return f_.attrs; }
   bool is_private() const { return f_.is_private; }
+  bool s_tir() const { return f_.s_tir; }
 
  private:
   Fields f_;

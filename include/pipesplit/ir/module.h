@@ -17,6 +17,11 @@ namespace pipesplit::ir {
 // Which TVMScript dialect a module was read from (the printer writes the same unless asked).
 enum class Syntax : uint8_t { kClassic, kCurrent };
 
+// How TIR blocks are spelled: `with T.block(...)` / `T.alloc_buffer` / `T.block_attr` (TVM
+// before 2026), or `with T.sblock(...)` / `T.sblock_alloc_buffer` / `T.sblock_attr` with
+// `@T.prim_func(s_tir=True)` (TVM since 2026). Independent of the Relax syntax.
+enum class TirSyntax : uint8_t { kBlock, kSBlock };
+
 // Spellings of the text a module was read from that the IR does not otherwise record, so that
 // printing reproduces them (the parser sets them; passes leave them alone).
 struct ScriptStyle {
@@ -26,6 +31,8 @@ struct ScriptStyle {
   // Current syntax only: signature symbolic vars as PEP 695 type parameters (`def f[n](...)`
   // after `from __future__ import annotations`) instead of module-level `n = TypeVar("n")`.
   bool pep695 = true;
+  // The spelling of TIR blocks.
+  TirSyntax tir_syntax = TirSyntax::kBlock;
 };
 
 class IRModule {

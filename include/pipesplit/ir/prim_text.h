@@ -32,6 +32,9 @@ struct PrimTextOptions {
   // inside a TIR function, 17 significant digits without a forced decimal ("T.float16(7)",
   // "T.float32(9.9999999999999995e-07)").
   bool tir_float_digits = false;
+  // With tir_float_digits: a float with an integral value prints in fixed notation with one
+  // decimal ("T.float32(0.0)"), as TVM prints TIR since 2026.
+  bool tir_float_point = false;
 
   // The script printer's spelling inside Relax (byte-exact with TVM).
   static PrimTextOptions Relax(TirVarNamer var_name = nullptr);

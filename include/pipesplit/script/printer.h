@@ -19,6 +19,8 @@ struct PrintOptions {
   // Current syntax: `def f[n](...)` (true) or module-level `n = TypeVar("n")` (false);
   // default: IRModule::script_style().
   std::optional<bool> pep695;
+  // TIR block spelling (T.block or T.sblock); default: IRModule::script_style().
+  std::optional<ir::TirSyntax> tir_syntax;
   // Print every attribute of a registered op as TVM stores it, defaults included
   // (ir::CompleteAttrs), instead of the attributes the IR holds (those written in the source).
   bool complete_attrs = false;

@@ -1,4 +1,5 @@
-// Names of the two TVMScript syntaxes ("classic", "current").
+// Names of the two TVMScript syntaxes ("classic", "current") and of the two TIR block
+// spellings ("block", "sblock").
 #ifndef PIPESPLIT_SCRIPT_SYNTAX_H_
 #define PIPESPLIT_SCRIPT_SYNTAX_H_
 
@@ -11,6 +12,9 @@ namespace pipesplit::script {
 
 const char* SyntaxName(ir::Syntax syntax);
 std::optional<ir::Syntax> ParseSyntaxName(std::string_view name);
+
+const char* TirSyntaxName(ir::TirSyntax syntax);
+std::optional<ir::TirSyntax> ParseTirSyntaxName(std::string_view name);
 
 }  // namespace pipesplit::script
 
