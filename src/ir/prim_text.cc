@@ -154,9 +154,9 @@ class PrimTextWriter {
         return {IntText(static_cast<const IntImmNode&>(*e)), kPrimPrecAtom};
       case NodeKind::kFloatImm: {
         const auto& n = static_cast<const FloatImmNode&>(*e);
-        std::string digits =
-            options_.tir_float_digits ? TirFloatDigits(n.value(), options_.tir_float_point)
-                                      : FloatLiteral(n.value());
+        std::string digits = options_.tir_float_digits
+                                 ? TirFloatDigits(n.value(), options_.tir_float_point)
+                                 : FloatLiteral(n.value());
         return Tir(n.dtype().ToString() + "(" + digits + ")");
       }
       case NodeKind::kBufferLoad: {

@@ -306,7 +306,8 @@ class Detector {
         auto relax = [&](const BufferRegion& r, std::vector<Access>* list) {
           std::vector<Interval> dims;
           for (const Range& range : r.region) {
-            dims.push_back(FromRange({Substitute(range.min, bind), Substitute(range.extent, bind)}));
+            dims.push_back(
+                FromRange({Substitute(range.min, bind), Substitute(range.extent, bind)}));
           }
           Update(list, r.buffer, std::move(dims));
         };

@@ -111,6 +111,14 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private, bool s_tir
                                           std::move(block));
   }
   f.body = std::move(body);
+  // A public function's global symbol is its name: TVM sets it so when it is not written, and
+  // does not print it when it is the name.
+  if (!is_private) {
+    std::erase_if(f.attrs, [&](const auto& attr) {
+      const std::string* symbol = attr.second.as_string();
+      return attr.first == "global_symbol" && symbol != nullptr && *symbol == f.name;
+    });
+  }
   Pop();
   return ir::Make<ir::PrimFuncNode>(std::move(f), SpanOf(def->begin, def->end));
 }

@@ -22,7 +22,9 @@ ir::Stmt TirLowerer::BlockStmt(const PyStmt* s) {
   const PyExpr* call = s->value;
   std::string callee = TirCallee(call);
   if (callee == "T.sblock") uses_sblock_ = true;
-  if (call->items.size() != 2 || call->items[1]->kind != PyExprKind::kString) {
+  // `T.sblock()` names the block "".
+  if (call->items.size() > 2 ||
+      (call->items.size() == 2 && call->items[1]->kind != PyExprKind::kString)) {
     Error(call, callee + " expects a block name");
   }
   if (s->target != nullptr) Error(s->target, callee + " binds no name");
@@ -37,7 +39,7 @@ ir::Stmt TirLowerer::BlockStmt(const PyStmt* s) {
   }
   // TVM adds an implicit root block around realized blocks only.
   if (!parts.no_realize) has_block_ = true;
-  parts.fields.name_hint = std::string(call->items[1]->str);
+  if (call->items.size() == 2) parts.fields.name_hint = std::string(call->items[1]->str);
   std::vector<ir::Buffer>* outer_allocs = allocs_;
   allocs_ = &parts.fields.alloc_buffers;
   Push();

@@ -471,7 +471,12 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     return ir::MakeBinary(*op, a, b, span);
   }
   if (IsKnownIntrinsic(name)) {
-    if (!e->keywords.empty()) Error(e, callee + " takes no keyword arguments");
+    // T.exp(x, dtype="float32"): the result dtype, which TVM checks against the operand's.
+    std::optional<DataType> result_dtype;
+    for (const PyKeyword& kw : e->keywords) {
+      if (kw.name != "dtype") Error(e, callee + " takes no keyword arguments but dtype");
+      result_dtype = DTypeArg(kw.value);
+    }
     if (args.empty()) Error(e, callee + " expects arguments");
     std::vector<PrimExpr> values;
     size_t dtype_arg = name == "if_then_else" ? 1 : 0;
@@ -482,6 +487,10 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     }
     if (dtype_arg >= values.size()) Error(e, callee + " expects more arguments");
     DataType dtype = IsPredicate(name) ? DataType::Bool() : values[dtype_arg]->dtype();
+    if (result_dtype && !(*result_dtype == dtype)) {
+      Error(e, callee + " of a " + dtype.ToString() + " operand cannot have dtype " +
+                   result_dtype->ToString());
+    }
     return ir::Make<ir::PrimCallNode>(name, std::move(values), dtype, span);
   }
   Error(e->items[0], "unknown TIR function '" + callee + "'");

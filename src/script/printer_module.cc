@@ -182,9 +182,9 @@ std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options) {
   config.s_tir_for_blocks = converted && config.tir_syntax == ir::TirSyntax::kSBlock;
   // Converting the spelling converts the header too: T.block is TVM's before 2026, whose
   // header names the dialect `tir`; T.sblock is TVM's since, whose header says `tirx`.
-  config.legacy_tir_header = options.legacy_tir_header.value_or(
-      converted ? config.tir_syntax == ir::TirSyntax::kBlock
-                : mod.script_style().legacy_tir_header);
+  config.legacy_tir_header =
+      options.legacy_tir_header.value_or(converted ? config.tir_syntax == ir::TirSyntax::kBlock
+                                                   : mod.script_style().legacy_tir_header);
   config.pep695 = options.pep695.value_or(mod.script_style().pep695);
   config.complete_attrs = options.complete_attrs;
   return printer::Printer(config, &mod).Module();

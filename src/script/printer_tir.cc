@@ -129,9 +129,7 @@ class TirPrinter {
   std::string Region(const ir::BufferRegion& r);
   std::string AllocBuffer(const ir::Buffer& b);
 
-  std::string Text(const PrimExpr& e) const {
-    return ir::FormatPrimExpr(e, text_options_).text;
-  }
+  std::string Text(const PrimExpr& e) const { return ir::FormatPrimExpr(e, text_options_).text; }
   std::string Shape(const std::vector<PrimExpr>& shape) {
     std::vector<std::string> dims;
     for (const PrimExpr& d : shape) dims.push_back(Text(d));
@@ -150,7 +148,14 @@ class TirPrinter {
   }
 
   std::string Attr(const ir::AttrValue& value) {
-    if (const PrimExpr* e = value.as_prim_expr()) return Text(*e);
+    if (const PrimExpr* e = value.as_prim_expr()) {
+      // TVM since 2026 keeps `True` in an attribute dict a Python bool.
+      const auto* imm = ir::As<ir::IntImmNode>(*e);
+      if (options_.sblock && imm != nullptr && imm->dtype().is_bool()) {
+        return imm->value() != 0 ? "True" : "False";
+      }
+      return Text(*e);
+    }
     if (const std::string* s = value.as_string()) return QuoteString(*s);
     if (const bool* b = value.as_bool()) return *b ? "True" : "False";
     if (const int64_t* i = value.as_int()) return std::to_string(*i);
@@ -185,7 +190,8 @@ class TirPrinter {
 
 std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
   Declare(b);
-  std::string out = b->name() + (options_.sblock ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(") +
+  std::string out = b->name() +
+                    (options_.sblock ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(") +
                     Shape(b->shape());
   if (b->dtype() != DataType::Float(32)) out += ", " + QuoteString(b->dtype().ToString());
   if (b->scope() != "global") out += ", scope=" + QuoteString(b->scope());
@@ -298,8 +304,7 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
       const auto& n = static_cast<const ir::BufferStoreNode&>(*s);
       std::vector<std::string> idx;
       for (const PrimExpr& i : n.indices()) idx.push_back(Text(i));
-      Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) +
-           "] = " + Text(n.value()));
+      Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) + "] = " + Text(n.value()));
       return;
     }
     case ir::NodeKind::kLetStmt: {
@@ -404,9 +409,9 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
   auto single = [&](size_t i) {
     const ir::IterVar& iv = block.iter_vars()[i];
     static const char* const kKinds[] = {"spatial", "reduce", "scan", "opaque"};
-    std::string dom = IsConst(iv.dom.min, 0) ? Text(iv.dom.extent)
-                                             : "(" + Text(iv.dom.min) + ", " +
-                                                   Stop(iv.dom.min, iv.dom.extent) + ")";
+    std::string dom = IsConst(iv.dom.min, 0)
+                          ? Text(iv.dom.extent)
+                          : "(" + Text(iv.dom.min) + ", " + Stop(iv.dom.min, iv.dom.extent) + ")";
     std::string value = i < values.size() ? ", " + Text(values[i]) : "";
     Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
          ")");
@@ -433,8 +438,7 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
         (iv.type == ir::IterVarType::kDataPar || iv.type == ir::IterVarType::kCommReduce)) {
       if (const auto* v = ir::As<ir::TirVarNode>(values[i])) {
         auto it = loops_.find(v);
-        remappable = it != loops_.end() &&
-                     Text(it->second->min()) == Text(iv.dom.min) &&
+        remappable = it != loops_.end() && Text(it->second->min()) == Text(iv.dom.min) &&
                      Text(it->second->extent()) == Text(iv.dom.extent);
       }
     }

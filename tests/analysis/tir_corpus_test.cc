@@ -25,8 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kDir = fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus" /
-                      "tvm-printer-tir";
+const fs::path kDir =
+    fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus" / "tvm-printer-tir";
 
 std::string Read(const fs::path& path) {
   std::string text, error;
@@ -107,9 +107,8 @@ TEST(TirCorpusTest, InputsPrintAsTvm2026Does) {
     tally.Fail("structurally different at " + path, name);
   }
   int failing = tally.total - tally.identical - tally.equal;
-  std::cout << "[tvm-printer-tir] " << tally.identical << "/" << tally.total
-            << " byte-identical, " << tally.equal << " structurally equal, " << failing
-            << " failing\n";
+  std::cout << "[tvm-printer-tir] " << tally.identical << "/" << tally.total << " byte-identical, "
+            << tally.equal << " structurally equal, " << failing << " failing\n";
   for (const auto& [cls, count] : tally.classes) std::cout << "  " << count << "  " << cls << "\n";
   for (const std::string& e : tally.examples) std::cout << "  e.g. " << e << "\n";
   EXPECT_GE(tally.identical, kMinIdentical);
@@ -141,7 +140,9 @@ TEST(TirCorpusTest, SpellingIsNotPartOfStructuralEquality) {
     to_sblock.tir_syntax = ir::TirSyntax::kSBlock;
     ir::IRModule back =
         script::ParseModule(script::PrintModule(block, to_sblock), name + " (T.sblock)");
-    EXPECT_EQ(back.script_style().tir_syntax, ir::TirSyntax::kSBlock) << name;
+    if (block_text.find("T.block(") != std::string::npos) {
+      EXPECT_EQ(back.script_style().tir_syntax, ir::TirSyntax::kSBlock) << name;
+    }
     EXPECT_TRUE(StructuralEqual(*mod, back, &diff)) << name << ": " << diff.ToString();
     ++checked;
   }

@@ -143,6 +143,49 @@ TEST(CliTest, BadFlagsAreErrorsWithExitOne) {
   EXPECT_THAT(syntax.output, StartsWith("error: "));
 }
 
+TEST(CliTest, FmtTirSyntaxConvertsBlockSpellings) {
+  auto dir = ScratchDir("tir_syntax");
+  const std::string block =
+      "# from tvm.script import ir as I\n"
+      "# from tvm.script import tir as T\n"
+      "\n"
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @T.prim_func\n"
+      "    def k(A: T.Buffer((4,), \"float32\")):\n"
+      "        # with T.block(\"root\"):\n"
+      "        for i in range(4):\n"
+      "            with T.block(\"A\"):\n"
+      "                vi = T.axis.spatial(4, i)\n"
+      "                T.reads()\n"
+      "                T.writes(A[vi])\n"
+      "                A[vi] = T.float32(0)\n";
+  std::string sblock = block;
+  for (auto [from, to] : {std::pair<std::string, std::string>{"tir as T\n",
+                                                              "tirx as T\n"
+                                                              "# from tvm.tirx.layout "
+                                                              "import Axis\n"},
+                          {"@T.prim_func\n", "@T.prim_func(s_tir=True)\n"},
+                          {"T.block(", "T.sblock("},
+                          {"T.block(", "T.sblock("},
+                          {"T.float32(0)", "T.float32(0.0)"}}) {
+    sblock.replace(sblock.find(from), from.size(), to);
+  }
+  WriteText(dir / "block.py", block);
+  WriteText(dir / "sblock.py", sblock);
+  Result to_sblock = Pipesplit("fmt " + (dir / "block.py").string() + " --tir-syntax sblock");
+  EXPECT_EQ(to_sblock.exit_code, 0) << to_sblock.output;
+  EXPECT_EQ(to_sblock.output, sblock);
+  Result to_block = Pipesplit("fmt " + (dir / "sblock.py").string() + " --tir-syntax block");
+  EXPECT_EQ(to_block.exit_code, 0) << to_block.output;
+  EXPECT_EQ(to_block.output, block);
+  Result same = Pipesplit("fmt " + (dir / "sblock.py").string());
+  EXPECT_EQ(same.output, sblock);
+  Result bad = Pipesplit("fmt " + (dir / "block.py").string() + " --tir-syntax tblock");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, StartsWith("error: "));
+}
+
 TEST(CliTest, BinaryGarbageNeverCrashes) {
   auto dir = ScratchDir("garbage");
   std::string garbage;

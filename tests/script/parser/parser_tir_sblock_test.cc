@@ -278,5 +278,24 @@ TEST(ParserTirSBlock, BlockArgumentErrors) {
             "test.py:10:14: error: a block with no_realize=True takes no T.where");
 }
 
+TEST(ParserTirSBlock, UnnamedBlockAndIntrinsicDType) {
+  std::string text = Kernel(
+      "        for i in range(16):\n"
+      "            with T.sblock():\n"
+      "                vi = T.axis.spatial(16, i)\n"
+      "                B[vi] = T.exp(A[vi], dtype=\"float32\")\n");
+  EXPECT_EQ(PrintedBody(text),
+            "        for i in range(16):\n"
+            "            with T.sblock(\"\"):\n"
+            "                vi = T.axis.spatial(16, i)\n"
+            "                T.reads(A[vi])\n"
+            "                T.writes(B[vi])\n"
+            "                B[vi] = T.exp(A[vi])\n");
+  EXPECT_EQ(ParseError(Kernel("        B[0] = T.exp(A[0], dtype=\"float16\")\n")),
+            "test.py:10:16: error: T.exp of a float32 operand cannot have dtype float16");
+  EXPECT_EQ(ParseError(Kernel("        B[0] = T.exp(A[0], span=None)\n")),
+            "test.py:10:16: error: T.exp takes no keyword arguments but dtype");
+}
+
 }  // namespace
 }  // namespace pipesplit::script
