@@ -226,7 +226,9 @@ bool TirLowerer::BlockAxis(const PyStmt* s, const std::string& callee, BlockPart
       PrimExpr begin = Expr(d->items[0], hint);
       dom = {begin, ExtentOf(begin, Expr(d->items[1], begin->dtype()))};
     } else {
-      PrimExpr extent = Expr(d, hint);
+      // A bare extent stays an int32 literal whatever the value's dtype, as in TVM:
+      // `T.axis.spatial(1, T.int64(0))`.
+      PrimExpr extent = Expr(d, d->kind == PyExprKind::kInt ? std::nullopt : hint);
       dom = {ir::IntImm(0, extent->dtype()), extent};
     }
     DataType var_dtype = value != nullptr ? value->dtype() : dom.extent->dtype();
