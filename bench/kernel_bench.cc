@@ -1,13 +1,15 @@
 // Kernel benchmarks: codegen + compile time of a module's kernel library, cold (empty cache)
 // and cached, for a small module and the 6b MLC deploy dump (skipped without the shared
-// corpus); the 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the
-// loop optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS
-// cblas_sgemm on one thread; the example Llama forward high-level and lowered.
+// corpus), and the 6b cold build kernel by kernel beside the whole module in one compile; the
+// 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the loop
+// optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS cblas_sgemm on
+// one thread; the example Llama forward high-level and lowered.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -155,6 +157,51 @@ BENCHMARK(BM_Build6bDeployModule)
     ->Iterations(2)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The 6b deploy module's cold build side by side, each into an empty cache: the whole module as
+// one translation unit compiled by one process (how the build worked before it compiled kernel
+// by kernel), then the build kernel by kernel on `jobs` processes (the arg; 0: the cores).
+void BM_Build6bColdSideBySide(benchmark::State& state) {
+  const ir::IRModule* mod = CorpusModule();
+  if (mod == nullptr) {
+    state.SkipWithError("shared corpus not found");
+    return;
+  }
+  const std::string dir = BenchDir("6b_side_by_side");
+  const char* cxx = std::getenv("CXX");
+  const std::string whole_command =
+      std::string(cxx != nullptr && *cxx != '\0' ? cxx : "c++") +
+      " -std=c++17 -O2 -march=native -fPIC -shared -ffp-contract=off -fno-fast-math -o " + dir +
+      "/whole.so " + dir + "/whole.cc";
+  double whole_s = 0, per_kernel_s = 0;
+  codegen::BuildResult result;
+  for (auto _ : state) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    auto start = std::chrono::steady_clock::now();
+    std::ofstream(dir + "/whole.cc") << codegen::GenerateSource(*mod, false);
+    if (std::system(whole_command.c_str()) != 0) {
+      state.SkipWithError("compiling the whole module failed");
+      return;
+    }
+    whole_s += Seconds(start);
+    codegen::BuildOptions options;
+    options.cache_dir = dir + "/cache";
+    options.jobs = static_cast<int>(state.range(0));
+    start = std::chrono::steady_clock::now();
+    result = codegen::Build(*mod, options);
+    per_kernel_s += Seconds(start);
+  }
+  fs::remove_all(dir);
+  const double n = static_cast<double>(state.iterations());
+  state.counters["whole_s"] = whole_s / n;
+  state.counters["per_kernel_s"] = per_kernel_s / n;
+  state.counters["ratio"] = per_kernel_s / whole_s;
+  state.counters["kernels"] = result.kernels;
+  state.counters["distinct"] = result.distinct;
+  state.counters["compiler_runs"] = result.compiler_runs;
+}
+BENCHMARK(BM_Build6bColdSideBySide)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
 
 std::vector<float> RandomMatrix(uint32_t seed) {
   std::mt19937 gen(seed);

@@ -1,18 +1,19 @@
-// Compiling generated kernel sources into shared libraries, cached by content hash.
-#include <fcntl.h>
-#include <spawn.h>
+// Building a module's kernel library: kernel bodies compiled one object each (in parallel) into
+// a cache keyed by content hash, and linked into one shared library.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,8 +21,8 @@
 
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/support/kernel_abi.h"
-
-extern char** environ;
+#include "src/codegen/codegen_internal.h"
+#include "src/codegen/compile_jobs.h"
 
 namespace pipesplit::codegen {
 namespace {
@@ -29,11 +30,32 @@ namespace {
 namespace fs = std::filesystem;
 
 // -march=native: vector width and F16C conversions of this CPU (the cache key names the CPU, so
-// a cache shared by other machines never hands them a library they cannot run). No flag here
+// a cache shared by other machines never hands them an object they cannot run). No flag here
 // changes a result: IEEE operations are exact whatever instructions implement them.
-const char* const kFlags[] = {"-std=c++17",    "-O2",     "-march=native",
-                              "-fPIC",         "-shared", "-ffp-contract=off",
-                              "-fno-fast-math"};
+const char* const kCompileFlags[] = {"-std=c++17",        "-O2",           "-march=native", "-fPIC",
+                                     "-ffp-contract=off", "-fno-fast-math"};
+// The library's own unit is compiled and linked with the objects in one run.
+const char* const kLinkFlags[] = {"-std=c++17", "-O2", "-fPIC", "-shared"};
+// Changes when the cache's entries change meaning (2: one object per kernel body).
+constexpr int kCacheLayout = 2;
+
+// One cache entry: a distinct kernel body, the first kernel (by name) that has it, how many
+// kernels have it, its symbol and its files' path without extension.
+struct Entry {
+  const std::string* body;
+  std::string first_name;
+  int shared_by;
+  std::string symbol;
+  fs::path stem;
+};
+
+// Kernels compiled by one build from which their common header is precompiled first: the
+// header (the standard headers and the prelude) is most of a small kernel's compile time.
+constexpr size_t kPrecompileFrom = 4;
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
 
 // What -march=native depends on: the CPU's model and feature lines of /proc/cpuinfo (empty
 // where there is none).
@@ -141,24 +163,23 @@ std::string FirstLines(const std::string& text, int n) {
   return out;
 }
 
-// Runs argv with stdout and stderr into `log`; returns the exit status (-1: not started).
-int Run(const std::vector<std::string>& argv, const fs::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
+// Precompiles `header` beside itself (header.gch, which GCC takes instead of the text when the
+// flags match; other compilers read the text). A failure only costs the time: the kernels then
+// compile from the text. Returns the compiler runs (1).
+int PrecompileHeader(const std::vector<std::string>& command, const fs::path& header) {
+  const std::string suffix = TempSuffix();
+  const fs::path tmp = header.string() + ".gch" + suffix;
+  const fs::path log = header.string() + ".log" + suffix;
+  std::vector<std::string> argv = command;
+  for (const char* f : kCompileFlags) argv.push_back(f);
+  argv.insert(argv.end(), {"-x", "c++-header", "-o", tmp.string(), header.string()});
+  std::error_code ec;
+  if (RunProcess(argv, log.string()) == 0) {
+    fs::rename(tmp, header.string() + ".gch", ec);
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  fs::remove(tmp, ec);
+  fs::remove(log, ec);
+  return 1;
 }
 
 }  // namespace
@@ -173,43 +194,163 @@ std::string DefaultCacheDir() {
   return home + "/.cache/pipesplit/kernels";
 }
 
-std::string BuildKernelLibrary(const ir::IRModule& mod, const BuildOptions& options) {
-  std::string source = GenerateSource(mod, options.check_bounds, options.optimize_loops);
-  std::vector<std::string> command = CompilerCommand(options);
-  std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + "\n";
+BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<KernelUnit> units =
+      GenerateKernelUnits(mod, options.check_bounds, options.optimize_loops);
+  const std::vector<std::string> command = CompilerCommand(options);
+  const std::string header = KernelSourceHeader();
+  std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + " cache " +
+                    std::to_string(kCacheLayout) + "\n";
   for (const std::string& w : command) key += w + " ";
-  for (const char* f : kFlags) key += std::string(f) + " ";
-  key += "\n" + HostCpuKey() + source;
-  std::string hash = HashHex(key);
+  for (const char* f : kCompileFlags) key += std::string(f) + " ";
+  key += "\n" + HostCpuKey() + HashHex(header) + "\n";
 
   fs::path dir = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw CodegenError("cannot create kernel cache " + dir.string() + ": " + ec.message());
-  fs::path library = dir / ("kernels-" + hash + ".so");
-  if (fs::exists(library)) return library.string();
 
-  fs::path source_path = dir / ("kernels-" + hash + ".cc");
-  WriteFileAtomically(source_path, source);
-  std::string suffix = TempSuffix();
-  fs::path tmp_library = library.string() + suffix;
-  fs::path log = dir / ("kernels-" + hash + ".log" + suffix);
+  // 1. One entry per distinct body; the library's key is its own unit (names and entries).
+  BuildResult result;
+  result.kernels = static_cast<int>(units.size());
+  std::map<std::string, size_t> entry_of_body;  // body -> index into `entries`
+  std::vector<Entry> entries;
+  std::vector<KernelExport> exports;
+  for (const KernelUnit& unit : units) {
+    auto [it, inserted] = entry_of_body.emplace(unit.body, entries.size());
+    if (inserted) {
+      const std::string hash = HashHex(key + unit.body);
+      entries.push_back({&unit.body, unit.name, 0, "ps_k_" + hash, dir / ("kernel-" + hash)});
+    }
+    ++entries[it->second].shared_by;
+    exports.push_back({unit.name, entries[it->second].symbol});
+  }
+  result.distinct = static_cast<int>(entries.size());
+  const std::string glue = LibraryGlueSource(exports);
+  const std::string library_hash = HashHex(key + glue);
+  const fs::path library = dir / ("kernels-" + library_hash + ".so");
+  result.library = library.string();
+  if (fs::exists(library)) {
+    result.cached = true;
+    return result;
+  }
+
+  // 2. The bodies not in the cache, largest first.
+  std::vector<const Entry*> missing;
+  for (const Entry& e : entries) {
+    if (!fs::exists(e.stem.string() + ".o")) missing.push_back(&e);
+  }
+  std::stable_sort(missing.begin(), missing.end(), [](const Entry* a, const Entry* b) {
+    return a->body->size() > b->body->size();
+  });
+  BuildProgress progress;
+  progress.kernels = result.kernels;
+  progress.distinct = result.distinct;
+  progress.to_compile = static_cast<int>(missing.size());
+  // The kernels' common header, precompiled when several kernels are compiled.
+  const fs::path header_path = dir / ("prelude-" + HashHex(key) + ".h");
+  if (!missing.empty() && !fs::exists(header_path)) WriteFileAtomically(header_path, header);
+  if (missing.size() >= kPrecompileFrom && !fs::exists(header_path.string() + ".gch")) {
+    result.compiler_runs += PrecompileHeader(command, header_path);
+  }
+  std::vector<CompileJob> jobs;
+  std::vector<std::string> temps;
+  size_t total_weight = 0;
+  for (const Entry* e : missing) {
+    const fs::path source = e->stem.string() + ".cc";
+    WriteFileAtomically(source, KernelObjectSource(header_path.string(), *e->body, e->symbol,
+                                                   options.check_bounds));
+    const std::string suffix = TempSuffix();
+    CompileJob job;
+    job.argv = command;
+    for (const char* f : kCompileFlags) job.argv.push_back(f);
+    temps.push_back(e->stem.string() + ".o" + suffix);
+    job.argv.insert(job.argv.end(), {"-c", "-o", temps.back(), source.string()});
+    job.log = e->stem.string() + ".log" + suffix;
+    job.weight = e->body->size();
+    total_weight += job.weight;
+    jobs.push_back(std::move(job));
+  }
+  const int parallel = options.jobs > 0 ? options.jobs : AvailableCores();
+  auto report = [&](const CompileTick& tick) {
+    if (!options.progress) return;
+    progress.compiled = tick.done;
+    progress.elapsed_s = Seconds(start);
+    progress.remaining_s = tick.weight_done == 0
+                               ? -1
+                               : tick.elapsed_s *
+                                     static_cast<double>(total_weight - tick.weight_done) /
+                                     static_cast<double>(tick.weight_done);
+    options.progress(progress);
+  };
+  std::vector<int> status = RunCompileJobs(jobs, parallel, report);
+  for (size_t i = 0; i < jobs.size(); ++i) result.compiler_runs += status[i] != -2;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (status[i] == 0 || status[i] == -2) continue;
+    const Entry& e = *missing[i];
+    std::string output = ReadFile(jobs[i].log);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      fs::remove(jobs[j].log, ec);
+      fs::remove(temps[j], ec);
+    }
+    int failed = 0;
+    for (int s : status) failed += s != 0 && s != -2;
+    std::string who = "kernel '" + e.first_name + "'";
+    if (e.shared_by > 1) who += " (and " + std::to_string(e.shared_by - 1) + " with its body)";
+    throw CodegenError(
+        "compiling " + who + " failed (" + command[0] +
+        (status[i] < 0 ? " could not be started" : " exited with " + std::to_string(status[i])) +
+        (failed > 1 ? "; " + std::to_string(failed - 1) + " more kernels failed" : "") + "):\n" +
+        FirstLines(output, 20) + "source kept at " + e.stem.string() + ".cc");
+  }
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    fs::remove(jobs[i].log, ec);
+    fs::rename(temps[i], missing[i]->stem.string() + ".o");
+  }
+
+  // 3. The library: its unit and the kernels' objects.
+  if (options.progress) {
+    progress.linking = true;
+    progress.remaining_s = -1;
+    progress.elapsed_s = Seconds(start);
+    options.progress(progress);
+  }
+  const fs::path glue_path = dir / ("kernels-" + library_hash + ".cc");
+  WriteFileAtomically(glue_path, glue);
+  const std::string suffix = TempSuffix();
+  const fs::path tmp_library = library.string() + suffix;
+  const fs::path log = dir / ("kernels-" + library_hash + ".log" + suffix);
   std::vector<std::string> argv = command;
-  for (const char* f : kFlags) argv.push_back(f);
-  argv.insert(argv.end(), {"-o", tmp_library.string(), source_path.string()});
-  int status = Run(argv, log);
-  if (status != 0) {
+  for (const char* f : kLinkFlags) argv.push_back(f);
+  argv.insert(argv.end(), {"-o", tmp_library.string(), glue_path.string()});
+  for (const Entry& e : entries) argv.push_back(e.stem.string() + ".o");
+  const int link_status = RunProcess(argv, log.string());
+  ++result.compiler_runs;
+  if (link_status != 0) {
     std::string output = ReadFile(log);
     fs::remove(log, ec);
     fs::remove(tmp_library, ec);
-    throw CodegenError(
-        "compiling kernels failed (" + command[0] +
-        (status < 0 ? " could not be started" : " exited with " + std::to_string(status)) + "):\n" +
-        FirstLines(output, 20) + "source kept at " + source_path.string());
+    throw CodegenError("linking the kernel library failed (" + command[0] +
+                       (link_status < 0 ? " could not be started"
+                                        : " exited with " + std::to_string(link_status)) +
+                       "):\n" + FirstLines(output, 20) + "source kept at " + glue_path.string());
   }
   fs::remove(log, ec);
   fs::rename(tmp_library, library);
-  return library.string();
+  result.compiled = static_cast<int>(missing.size());
+  if (options.progress) {
+    progress.linking = false;
+    progress.finished = true;
+    progress.remaining_s = 0;
+    progress.elapsed_s = Seconds(start);
+    options.progress(progress);
+  }
+  return result;
+}
+
+std::string BuildKernelLibrary(const ir::IRModule& mod, const BuildOptions& options) {
+  return Build(mod, options).library;
 }
 
 }  // namespace pipesplit::codegen

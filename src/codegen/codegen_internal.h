@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/module.h"
 #include "pipesplit/ir/tir.h"
 #include "pipesplit/support/dtype.h"
 
@@ -19,12 +20,43 @@ const char* KernelAbiText();
 // The helpers every generated source starts with (after the ABI text).
 const char* KernelPrelude();
 
-// The C++ function implementing the ABI for one PrimFunc (codegen_source.cc). With
-// `optimize_loops` false (and always with `check_bounds`) every loop runs serially in the
-// written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
+// The C++ function `ps_kernel_body` implementing one PrimFunc (codegen_source.cc): the ABI's
+// kernel signature with the kernel's name as a first parameter `ps_kernel` (for its messages),
+// so that kernels differing only in name have the same text. `name` appears in codegen errors
+// only. With `optimize_loops` false (and always with `check_bounds`) every loop runs serially in
+// the written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
 // parallel launch.
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
                        bool optimize_loops);
+
+// ---- Translation units (codegen_module.cc).
+
+// One PrimFunc's kernel: its name and its `ps_kernel_body` text.
+struct KernelUnit {
+  std::string name;
+  std::string body;
+};
+// The kernels of `mod`'s PrimFuncs sorted by name. Throws CodegenError for a name that cannot
+// be a symbol and for a construct codegen does not support.
+std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
+                                            bool optimize_loops);
+// What every kernel's source holds first: the ABI text and the prelude (the same for every
+// kernel, so a compiler can precompile it).
+std::string KernelSourceHeader();
+// A translation unit of one kernel body: a comment, an #include of `header_path` (a file with
+// KernelSourceHeader's text), `body`, and two functions with C linkage and hidden visibility:
+// `symbol`(name, args, num_args, error, error_size) runs the body, and `symbol`_set_launch(launch)
+// sets the unit's parallel launch.
+std::string KernelObjectSource(const std::string& header_path, const std::string& body,
+                               const std::string& symbol, bool check_bounds);
+// The library's own unit, linked with the kernel objects: the ABI text, the kernels' exported
+// entry points (kernel `name` calls `symbol`("name", ...)), the names, the ABI version and the
+// parallel launch forwarded to every distinct symbol.
+struct KernelExport {
+  std::string name;
+  std::string symbol;
+};
+std::string LibraryGlueSource(const std::vector<KernelExport>& exports);
 
 // A TIR intrinsic call as a C++ expression, given its arguments' C++ expressions
 // (codegen_intrinsics.cc). Throws CodegenError naming `kernel` for an unsupported call.
