@@ -21,6 +21,7 @@
 
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/half.h"
 #include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/runtime/threading.h"
@@ -43,10 +44,10 @@ const char* const kHeader =
     "@I.ir_module\n"
     "class Module:\n";
 
-// The matmul of LegalizeOps (R.matmul on 2-D float32 operands).
-std::string MatmulModule() {
+// The matmul of LegalizeOps (R.matmul on 2-D operands of `dtype`).
+std::string MatmulModule(const std::string& dtype = "float32") {
   const std::string n = "T.int64(" + std::to_string(kN) + ")";
-  const std::string shape = "T.Buffer((" + n + ", " + n + "), \"float32\")";
+  const std::string shape = "T.Buffer((" + n + ", " + n + "), \"" + dtype + "\")";
   return std::string(kHeader) + "    @T.prim_func\n" + "    def matmul(A: " + shape +
          ", B: " + shape + ", matmul: " + shape + "):\n" +
          "        T.func_attr({\"tir.noalias\": T.bool(True)})\n" +
@@ -55,7 +56,7 @@ std::string MatmulModule() {
          "                v_i0, v_i1, v_k = T.axis.remap(\"SSR\", [i0, i1, k])\n" +
          "                T.reads(A[v_i0, v_k], B[v_k, v_i1])\n" +
          "                T.writes(matmul[v_i0, v_i1])\n" + "                with T.init():\n" +
-         "                    matmul[v_i0, v_i1] = T.float32(0)\n" +
+         "                    matmul[v_i0, v_i1] = T." + dtype + "(0)\n" +
          "                matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + A[v_i0, v_k] * B[v_k, " +
          "v_i1]\n";
 }
@@ -254,6 +255,43 @@ BENCHMARK(BM_MatmulKernel512)
     ->Args({1, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The same matmul on float16 operands (every product and sum rounded to float16), optimized.
+void BM_MatmulKernel512Half(benchmark::State& state) {
+  static const ir::IRModule mod = script::ParseModule(MatmulModule("float16"), "matmul_f16.py");
+  codegen::BuildOptions options;
+  options.cache_dir = BenchDir("matmul_f16");
+  auto library = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, options));
+  fs::remove_all(options.cache_dir);
+  const int threads_before = runtime::GetNumThreads();
+  runtime::SetNumThreads(1);
+  auto half = [](const std::vector<float>& m) {
+    std::vector<uint16_t> h(m.size());
+    for (size_t i = 0; i < m.size(); ++i) h[i] = runtime::FloatToHalfBits(m[i]);
+    return h;
+  };
+  std::vector<uint16_t> a = half(RandomMatrix(1)), b = half(RandomMatrix(2)), c(kN * kN);
+  const std::vector<int64_t> shape = {kN, kN};
+  auto arg = [&](std::vector<uint16_t>& data) {
+    PipesplitKernelArg x{};
+    x.data = data.data();
+    x.shape = shape.data();
+    x.ndim = 2;
+    x.dtype_code = 2;
+    x.dtype_bits = 16;
+    x.lanes = 1;
+    return x;
+  };
+  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
+  for (auto _ : state) {
+    library->Call("matmul", std::span<const PipesplitKernelArg>(args));
+    benchmark::DoNotOptimize(c.data());
+  }
+  runtime::SetNumThreads(threads_before);
+  SetGflops(state);
+  state.SetLabel("float16, optimized, 1 thread");
+}
+BENCHMARK(BM_MatmulKernel512Half)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_CblasSgemm512(benchmark::State& state) {
   const runtime::blas::Api& blas = runtime::blas::Get();  // the library the runtime opens

@@ -39,10 +39,11 @@ const char* const kLinkFlags[] = {"-std=c++17", "-O2", "-fPIC", "-shared"};
 // Changes when the cache's entries change meaning (2: one object per kernel body).
 constexpr int kCacheLayout = 2;
 
-// One cache entry: a distinct kernel body, the first kernel (by name) that has it, how many
-// kernels have it, its symbol and its files' path without extension.
+// One cache entry: a distinct kernel body and its compile cost estimate, the first kernel (by
+// name) that has it, how many kernels have it, its symbol and its files' path without extension.
 struct Entry {
   const std::string* body;
+  int64_t cost;
   std::string first_name;
   int shared_by;
   std::string symbol;
@@ -52,6 +53,8 @@ struct Entry {
 // Kernels compiled by one build from which their common header is precompiled first: the
 // header (the standard headers and the prelude) is most of a small kernel's compile time.
 constexpr size_t kPrecompileFrom = 4;
+// The cost (EmitKernel's estimate) of a kernel's header, in lines, for the progress estimate.
+constexpr size_t kHeaderCost = 200;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -221,7 +224,8 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
     auto [it, inserted] = entry_of_body.emplace(unit.body, entries.size());
     if (inserted) {
       const std::string hash = HashHex(key + unit.body);
-      entries.push_back({&unit.body, unit.name, 0, "ps_k_" + hash, dir / ("kernel-" + hash)});
+      entries.push_back(
+          {&unit.body, unit.cost, unit.name, 0, "ps_k_" + hash, dir / ("kernel-" + hash)});
     }
     ++entries[it->second].shared_by;
     exports.push_back({unit.name, entries[it->second].symbol});
@@ -241,9 +245,8 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   for (const Entry& e : entries) {
     if (!fs::exists(e.stem.string() + ".o")) missing.push_back(&e);
   }
-  std::stable_sort(missing.begin(), missing.end(), [](const Entry* a, const Entry* b) {
-    return a->body->size() > b->body->size();
-  });
+  std::stable_sort(missing.begin(), missing.end(),
+                   [](const Entry* a, const Entry* b) { return a->cost > b->cost; });
   BuildProgress progress;
   progress.kernels = result.kernels;
   progress.distinct = result.distinct;
@@ -268,7 +271,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
     temps.push_back(e->stem.string() + ".o" + suffix);
     job.argv.insert(job.argv.end(), {"-c", "-o", temps.back(), source.string()});
     job.log = e->stem.string() + ".log" + suffix;
-    job.weight = e->body->size();
+    job.weight = static_cast<size_t>(e->cost) + kHeaderCost;
     total_weight += job.weight;
     jobs.push_back(std::move(job));
   }

@@ -25,9 +25,10 @@ const char* KernelPrelude();
 // so that kernels differing only in name have the same text. `name` appears in codegen errors
 // only. With `optimize_loops` false (and always with `check_bounds`) every loop runs serially in
 // the written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
-// parallel launch.
+// parallel launch. `cost` (when set) receives an estimate of the compile time: the lines, each
+// counted as often as the loops the compiler unrolls copy it.
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops);
+                       bool optimize_loops, int64_t* cost = nullptr);
 
 // ---- Translation units (codegen_module.cc).
 
@@ -35,6 +36,7 @@ std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bo
 struct KernelUnit {
   std::string name;
   std::string body;
+  int64_t cost = 0;  // EmitKernel's compile cost estimate
 };
 // The kernels of `mod`'s PrimFuncs sorted by name. Throws CodegenError for a name that cannot
 // be a symbol and for a construct codegen does not support.

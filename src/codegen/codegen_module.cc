@@ -68,7 +68,9 @@ std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_
       throw CodegenError("kernel name '" + name + "' cannot be a symbol name");
     }
     if (!func->body()) throw CodegenError("kernel " + name + ": no body");
-    units.push_back({name, EmitKernel(name, *func, check_bounds, optimize_loops)});
+    KernelUnit& unit = units.emplace_back();
+    unit.name = name;
+    unit.body = EmitKernel(name, *func, check_bounds, optimize_loops, &unit.cost);
   }
   return units;
 }

@@ -426,8 +426,11 @@ void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {
   Line("}");
 }
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops) {
-  return KernelEmitter(name, check_bounds, optimize_loops).Emit(func);
+                       bool optimize_loops, int64_t* cost) {
+  KernelEmitter emitter(name, check_bounds, optimize_loops);
+  std::string text = emitter.Emit(func);
+  if (cost != nullptr) *cost = emitter.cost();
+  return text;
 }
 
 }  // namespace pipesplit::codegen
