@@ -36,25 +36,77 @@ const char* const kCompileFlags[] = {"-std=c++17",        "-O2",           "-mar
                                      "-ffp-contract=off", "-fno-fast-math"};
 // The library's own unit is compiled and linked with the objects in one run.
 const char* const kLinkFlags[] = {"-std=c++17", "-O2", "-fPIC", "-shared"};
-// Changes when the cache's entries change meaning (2: one object per kernel body).
+// Changes when the cache's entries change meaning (2: kernels in unit objects, found through
+// one index file per kernel body).
 constexpr int kCacheLayout = 2;
+// Lines (EmitKernel's cost estimate) a translation unit costs besides its kernels: the standard
+// headers, the prelude and the process.
+constexpr int64_t kUnitCost = 4000;
 
-// One cache entry: a distinct kernel body and its compile cost estimate, the first kernel (by
-// name) that has it, how many kernels have it, its symbol and its files' path without extension.
+// A distinct kernel body: its compile cost estimate, the kernels that have it (sorted by name),
+// its symbol, and its index file (which names the unit object holding it).
 struct Entry {
   const std::string* body;
   int64_t cost;
-  std::string first_name;
-  int shared_by;
+  std::vector<std::string> names;
+  std::string hash;
   std::string symbol;
-  fs::path stem;
+  fs::path index;
 };
 
-// Kernels compiled by one build from which their common header is precompiled first: the
-// header (the standard headers and the prelude) is most of a small kernel's compile time.
-constexpr size_t kPrecompileFrom = 4;
-// The cost (EmitKernel's estimate) of a kernel's header, in lines, for the progress estimate.
-constexpr size_t kHeaderCost = 200;
+// A translation unit to compile: its kernels (indices into the entries), their cost, its name.
+struct Unit {
+  std::vector<size_t> entries;
+  int64_t cost = kUnitCost;
+  std::string stem;  // path without extension of its .cc, .o and .log
+};
+
+// The missing entries cut into translation units for `jobs` processes. Each unit's header and
+// process cost is paid once for all its kernels, so units are few: one with one process, else
+// twice as many as processes, filled largest kernel first into the cheapest unit so far
+// (a kernel that costs more than a share gets a unit of its own).
+std::vector<Unit> PlanUnits(const std::vector<Entry>& entries, std::vector<size_t> missing,
+                            int jobs) {
+  std::stable_sort(missing.begin(), missing.end(),
+                   [&](size_t a, size_t b) { return entries[a].cost > entries[b].cost; });
+  const size_t count = std::min<size_t>(missing.size(), jobs <= 1 ? 1 : 2 * jobs);
+  std::vector<Unit> units(count);
+  for (size_t e : missing) {
+    Unit* cheapest = &units[0];
+    for (Unit& u : units) {
+      if (u.entries.empty() || u.cost < cheapest->cost) {
+        cheapest = &u;
+        if (u.entries.empty()) break;
+      }
+    }
+    cheapest->entries.push_back(e);
+    cheapest->cost += entries[e].cost;
+  }
+  std::stable_sort(units.begin(), units.end(),
+                   [](const Unit& a, const Unit& b) { return a.cost > b.cost; });
+  return units;
+}
+
+// The kernel whose body holds line `line` of a unit whose bodies start at `first_lines`.
+size_t KernelAtLine(const std::vector<int>& first_lines, int line) {
+  size_t k = 0;
+  while (k + 1 < first_lines.size() && first_lines[k + 1] <= line) ++k;
+  return k;
+}
+
+// The first line number the compiler's output gives for `source` ("source:LINE:"), or 0.
+int FirstErrorLine(const std::string& output, const std::string& source) {
+  const std::string prefix = source + ":";
+  for (size_t at = output.find(prefix); at != std::string::npos; at = output.find(prefix, at + 1)) {
+    size_t p = at + prefix.size();
+    int line = 0;
+    while (p < output.size() && output[p] >= '0' && output[p] <= '9') {
+      line = line * 10 + (output[p++] - '0');
+    }
+    if (line > 0 && p < output.size() && output[p] == ':') return line;
+  }
+  return 0;
+}
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -166,25 +218,6 @@ std::string FirstLines(const std::string& text, int n) {
   return out;
 }
 
-// Precompiles `header` beside itself (header.gch, which GCC takes instead of the text when the
-// flags match; other compilers read the text). A failure only costs the time: the kernels then
-// compile from the text. Returns the compiler runs (1).
-int PrecompileHeader(const std::vector<std::string>& command, const fs::path& header) {
-  const std::string suffix = TempSuffix();
-  const fs::path tmp = header.string() + ".gch" + suffix;
-  const fs::path log = header.string() + ".log" + suffix;
-  std::vector<std::string> argv = command;
-  for (const char* f : kCompileFlags) argv.push_back(f);
-  argv.insert(argv.end(), {"-x", "c++-header", "-o", tmp.string(), header.string()});
-  std::error_code ec;
-  if (RunProcess(argv, log.string()) == 0) {
-    fs::rename(tmp, header.string() + ".gch", ec);
-  }
-  fs::remove(tmp, ec);
-  fs::remove(log, ec);
-  return 1;
-}
-
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -199,121 +232,156 @@ std::string DefaultCacheDir() {
 
 BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  std::vector<KernelUnit> units =
+  std::vector<KernelUnit> kernels =
       GenerateKernelUnits(mod, options.check_bounds, options.optimize_loops);
   const std::vector<std::string> command = CompilerCommand(options);
-  const std::string header = KernelSourceHeader();
   std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + " cache " +
                     std::to_string(kCacheLayout) + "\n";
   for (const std::string& w : command) key += w + " ";
   for (const char* f : kCompileFlags) key += std::string(f) + " ";
-  key += "\n" + HostCpuKey() + HashHex(header) + "\n";
+  key += "\n" + HostCpuKey() + HashHex(KernelSourceHeader()) + "\n";
 
   fs::path dir = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw CodegenError("cannot create kernel cache " + dir.string() + ": " + ec.message());
 
-  // 1. One entry per distinct body; the library's key is its own unit (names and entries).
+  // 1. One entry per distinct body, found through its index file.
   BuildResult result;
-  result.kernels = static_cast<int>(units.size());
-  std::map<std::string, size_t> entry_of_body;  // body -> index into `entries`
+  result.kernels = static_cast<int>(kernels.size());
+  std::map<std::string, size_t> entry_of_body;
   std::vector<Entry> entries;
   std::vector<KernelExport> exports;
-  for (const KernelUnit& unit : units) {
-    auto [it, inserted] = entry_of_body.emplace(unit.body, entries.size());
+  for (const KernelUnit& k : kernels) {
+    auto [it, inserted] = entry_of_body.emplace(k.body, entries.size());
     if (inserted) {
-      const std::string hash = HashHex(key + unit.body);
+      const std::string hash = HashHex(key + (options.check_bounds ? "checked\n" : "\n") + k.body);
       entries.push_back(
-          {&unit.body, unit.cost, unit.name, 0, "ps_k_" + hash, dir / ("kernel-" + hash)});
+          {&k.body, k.cost, {}, hash, "ps_k_" + hash, dir / ("kernel-" + hash + ".unit")});
     }
-    ++entries[it->second].shared_by;
-    exports.push_back({unit.name, entries[it->second].symbol});
+    entries[it->second].names.push_back(k.name);
+    exports.push_back({k.name, entries[it->second].symbol});
   }
   result.distinct = static_cast<int>(entries.size());
-  const std::string glue = LibraryGlueSource(exports);
-  const std::string library_hash = HashHex(key + glue);
-  const fs::path library = dir / ("kernels-" + library_hash + ".so");
-  result.library = library.string();
-  if (fs::exists(library)) {
-    result.cached = true;
-    return result;
+  std::vector<std::string> unit_of(entries.size());  // the unit object's stem, when cached
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    std::string stem = fs::exists(entries[i].index) ? ReadFile(entries[i].index) : "";
+    if (!stem.empty() && fs::exists(dir / (stem + ".o"))) {
+      unit_of[i] = stem;
+    } else {
+      missing.push_back(i);
+    }
   }
 
-  // 2. The bodies not in the cache, largest first.
-  std::vector<const Entry*> missing;
-  for (const Entry& e : entries) {
-    if (!fs::exists(e.stem.string() + ".o")) missing.push_back(&e);
-  }
-  std::stable_sort(missing.begin(), missing.end(),
-                   [](const Entry* a, const Entry* b) { return a->cost > b->cost; });
-  BuildProgress progress;
-  progress.kernels = result.kernels;
-  progress.distinct = result.distinct;
-  progress.to_compile = static_cast<int>(missing.size());
-  // The kernels' common header, precompiled when several kernels are compiled.
-  const fs::path header_path = dir / ("prelude-" + HashHex(key) + ".h");
-  if (!missing.empty() && !fs::exists(header_path)) WriteFileAtomically(header_path, header);
-  if (missing.size() >= kPrecompileFrom && !fs::exists(header_path.string() + ".gch")) {
-    result.compiler_runs += PrecompileHeader(command, header_path);
-  }
+  // 2. The missing bodies, compiled in units on `jobs` processes, costliest unit first.
+  const int parallel = options.jobs > 0 ? options.jobs : AvailableCores();
+  std::vector<Unit> units = PlanUnits(entries, missing, parallel);
+  std::vector<std::vector<int>> first_lines(units.size());
   std::vector<CompileJob> jobs;
   std::vector<std::string> temps;
-  size_t total_weight = 0;
-  for (const Entry* e : missing) {
-    const fs::path source = e->stem.string() + ".cc";
-    WriteFileAtomically(source, KernelObjectSource(header_path.string(), *e->body, e->symbol,
-                                                   options.check_bounds));
+  int64_t total_cost = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    Unit& unit = units[u];
+    std::string unit_key;
+    for (size_t e : unit.entries) unit_key += entries[e].hash;
+    unit.stem = "unit_" + HashHex(unit_key);  // also a C identifier
+    std::vector<UnitKernel> members;
+    for (size_t e : unit.entries) members.push_back({entries[e].body, entries[e].symbol});
+    const fs::path source = dir / (unit.stem + ".cc");
+    WriteFileAtomically(source, KernelUnitSource(members, unit.stem + "_set_launch",
+                                                 options.check_bounds, &first_lines[u]));
     const std::string suffix = TempSuffix();
     CompileJob job;
     job.argv = command;
     for (const char* f : kCompileFlags) job.argv.push_back(f);
-    temps.push_back(e->stem.string() + ".o" + suffix);
+    temps.push_back((dir / (unit.stem + ".o" + suffix)).string());
     job.argv.insert(job.argv.end(), {"-c", "-o", temps.back(), source.string()});
-    job.log = e->stem.string() + ".log" + suffix;
-    job.weight = static_cast<size_t>(e->cost) + kHeaderCost;
-    total_weight += job.weight;
+    job.log = (dir / (unit.stem + ".log" + suffix)).string();
+    job.weight = static_cast<size_t>(unit.cost);
+    job.items = static_cast<int>(unit.entries.size());
+    total_cost += unit.cost;
     jobs.push_back(std::move(job));
   }
-  const int parallel = options.jobs > 0 ? options.jobs : AvailableCores();
+  BuildProgress progress;
+  progress.kernels = result.kernels;
+  progress.distinct = result.distinct;
+  progress.to_compile = static_cast<int>(missing.size());
   auto report = [&](const CompileTick& tick) {
     if (!options.progress) return;
-    progress.compiled = tick.done;
+    progress.compiled = tick.items_done;
     progress.elapsed_s = Seconds(start);
-    progress.remaining_s = tick.weight_done == 0
-                               ? -1
-                               : tick.elapsed_s *
-                                     static_cast<double>(total_weight - tick.weight_done) /
-                                     static_cast<double>(tick.weight_done);
+    progress.remaining_s =
+        tick.weight_done == 0
+            ? -1
+            : tick.elapsed_s *
+                  static_cast<double>(total_cost - static_cast<int64_t>(tick.weight_done)) /
+                  static_cast<double>(tick.weight_done);
     options.progress(progress);
   };
-  std::vector<int> status = RunCompileJobs(jobs, parallel, report);
+  const std::vector<int> status =
+      jobs.empty() ? std::vector<int>() : RunCompileJobs(jobs, parallel, report);
   for (size_t i = 0; i < jobs.size(); ++i) result.compiler_runs += status[i] != -2;
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (status[i] == 0 || status[i] == -2) continue;
-    const Entry& e = *missing[i];
-    std::string output = ReadFile(jobs[i].log);
+  for (size_t u = 0; u < jobs.size(); ++u) {
+    if (status[u] == 0 || status[u] == -2) continue;
+    const std::string source = (dir / (units[u].stem + ".cc")).string();
+    const std::string output = ReadFile(jobs[u].log);
     for (size_t j = 0; j < jobs.size(); ++j) {
       fs::remove(jobs[j].log, ec);
       fs::remove(temps[j], ec);
     }
     int failed = 0;
-    for (int s : status) failed += s != 0 && s != -2;
-    std::string who = "kernel '" + e.first_name + "'";
-    if (e.shared_by > 1) who += " (and " + std::to_string(e.shared_by - 1) + " with its body)";
+    for (int st : status) failed += st != 0 && st != -2;
+    // The kernel the compiler's first located message is in; without one, the unit's kernels.
+    const int line = FirstErrorLine(output, source);
+    std::vector<std::string> names;
+    if (line > 0 && line >= first_lines[u][0]) {
+      names = entries[units[u].entries[KernelAtLine(first_lines[u], line)]].names;
+    } else {
+      for (size_t e : units[u].entries) {
+        names.insert(names.end(), entries[e].names.begin(), entries[e].names.end());
+      }
+    }
+    std::string who = "kernel '" + names[0] + "'";
+    if (names.size() > 1) {
+      who = "kernels '" + names[0] + "'";
+      for (size_t n = 1; n < names.size(); ++n)
+        who += (n + 1 == names.size() ? " and '" : ", '") + names[n] + "'";
+    }
     throw CodegenError(
         "compiling " + who + " failed (" + command[0] +
-        (status[i] < 0 ? " could not be started" : " exited with " + std::to_string(status[i])) +
-        (failed > 1 ? "; " + std::to_string(failed - 1) + " more kernels failed" : "") + "):\n" +
-        FirstLines(output, 20) + "source kept at " + e.stem.string() + ".cc");
+        (status[u] < 0 ? " could not be started" : " exited with " + std::to_string(status[u])) +
+        (failed > 1 ? "; " + std::to_string(failed - 1) + " more units failed" : "") + "):\n" +
+        FirstLines(output, 20) + "source kept at " + source);
   }
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    fs::remove(jobs[i].log, ec);
-    fs::rename(temps[i], missing[i]->stem.string() + ".o");
+  for (size_t u = 0; u < jobs.size(); ++u) {
+    fs::remove(jobs[u].log, ec);
+    fs::rename(temps[u], dir / (units[u].stem + ".o"));
+    for (size_t e : units[u].entries) {
+      WriteFileAtomically(entries[e].index, units[u].stem);
+      unit_of[e] = units[u].stem;
+    }
   }
+  result.compiled = static_cast<int>(missing.size());
 
-  // 3. The library: its unit and the kernels' objects.
+  // 3. The library: its own unit and the unit objects, keyed by that unit's text.
+  std::vector<std::string> objects;
+  for (const std::string& stem : unit_of) {
+    if (std::find(objects.begin(), objects.end(), stem) == objects.end()) objects.push_back(stem);
+  }
+  std::sort(objects.begin(), objects.end());
+  std::vector<std::string> set_launch;
+  for (const std::string& stem : objects) set_launch.push_back(stem + "_set_launch");
+  const std::string glue = LibraryGlueSource(exports, set_launch);
+  const std::string library_hash = HashHex(key + glue);
+  const fs::path library = dir / ("kernels-" + library_hash + ".so");
+  result.library = library.string();
+  if (missing.empty() && fs::exists(library)) {
+    result.cached = true;
+    return result;
+  }
   if (options.progress) {
+    progress.compiled = progress.to_compile;
     progress.linking = true;
     progress.remaining_s = -1;
     progress.elapsed_s = Seconds(start);
@@ -327,7 +395,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   std::vector<std::string> argv = command;
   for (const char* f : kLinkFlags) argv.push_back(f);
   argv.insert(argv.end(), {"-o", tmp_library.string(), glue_path.string()});
-  for (const Entry& e : entries) argv.push_back(e.stem.string() + ".o");
+  for (const std::string& stem : objects) argv.push_back((dir / (stem + ".o")).string());
   const int link_status = RunProcess(argv, log.string());
   ++result.compiler_runs;
   if (link_status != 0) {
@@ -341,7 +409,6 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   }
   fs::remove(log, ec);
   fs::rename(tmp_library, library);
-  result.compiled = static_cast<int>(missing.size());
   if (options.progress) {
     progress.linking = false;
     progress.finished = true;

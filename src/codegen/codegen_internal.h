@@ -42,23 +42,31 @@ struct KernelUnit {
 // be a symbol and for a construct codegen does not support.
 std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
                                             bool optimize_loops);
-// What every kernel's source holds first: the ABI text and the prelude (the same for every
-// kernel, so a compiler can precompile it).
+// What every kernel source holds first: the ABI text and the prelude.
 std::string KernelSourceHeader();
-// A translation unit of one kernel body: a comment, an #include of `header_path` (a file with
-// KernelSourceHeader's text), `body`, and two functions with C linkage and hidden visibility:
-// `symbol`(name, args, num_args, error, error_size) runs the body, and `symbol`_set_launch(launch)
-// sets the unit's parallel launch.
-std::string KernelObjectSource(const std::string& header_path, const std::string& body,
-                               const std::string& symbol, bool check_bounds);
-// The library's own unit, linked with the kernel objects: the ABI text, the kernels' exported
-// entry points (kernel `name` calls `symbol`("name", ...)), the names, the ABI version and the
-// parallel launch forwarded to every distinct symbol.
+
+// A kernel body in a translation unit, and the symbol it is called by.
+struct UnitKernel {
+  const std::string* body;
+  std::string symbol;
+};
+// A translation unit of kernel bodies: a comment, KernelSourceHeader(), and per kernel its body
+// (in namespace `symbol`_n) and `symbol`(name, args, num_args, error, error_size) with C linkage,
+// weak and hidden, running the body; then `set_launch_symbol`(launch), which sets the unit's
+// parallel launch. `first_lines` (when set) receives the line each body starts on.
+std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
+                             const std::string& set_launch_symbol, bool check_bounds,
+                             std::vector<int>* first_lines);
+
+// The library's own unit, linked with the units' objects: the ABI text, the kernels' exported
+// entry points (kernel `name` calls `symbol`("name", ...)), their names, the ABI version, and
+// the parallel launch handed to every unit's `set_launch_symbols`.
 struct KernelExport {
   std::string name;
   std::string symbol;
 };
-std::string LibraryGlueSource(const std::vector<KernelExport>& exports);
+std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
+                              const std::vector<std::string>& set_launch_symbols);
 
 // A TIR intrinsic call as a C++ expression, given its arguments' C++ expressions
 // (codegen_intrinsics.cc). Throws CodegenError naming `kernel` for an unsupported call.

@@ -1,6 +1,7 @@
-// A module's kernel sources. The build compiles each distinct kernel body as its own translation
-// unit (KernelObjectSource) and links them with the library's unit (LibraryGlueSource);
-// GenerateSource writes the same library as one translation unit, to read or to compile whole.
+// A module's kernel sources. The build compiles distinct kernel bodies in translation units of
+// one or several kernels (KernelUnitSource) and links them with the library's own unit
+// (LibraryGlueSource); GenerateSource writes the same library as one translation unit, to read
+// or to compile whole.
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -79,49 +80,60 @@ std::string KernelSourceHeader() {
   return std::string(KernelAbiText()) + "\n" + KernelPrelude() + "\n";
 }
 
-std::string KernelObjectSource(const std::string& header_path, const std::string& body,
-                               const std::string& symbol, bool check_bounds) {
-  const std::string hidden = "extern \"C\" __attribute__((visibility(\"hidden\"))) ";
-  return GeneratedComment(check_bounds) + "#include " + Quote(header_path) + "\n\nnamespace {\n\n" +
-         body + "\n}  // namespace\n\n" + hidden + "int32_t " + symbol + "(const char* name, " +
-         kKernelParams + ") {\n  return ps_kernel_body(name, " + kKernelArgs + ");\n}\n\n" +
-         hidden + "void " + symbol +
-         "_set_launch(PipesplitParallelLaunchFn f) {\n"
-         "  ps_parallel_launch.store(f, std::memory_order_release);\n}\n";
+std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
+                             const std::string& set_launch_symbol, bool check_bounds,
+                             std::vector<int>* first_lines) {
+  std::string text = GeneratedComment(check_bounds) + KernelSourceHeader();
+  auto line_of_end = [&text] {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+  };
+  // Weak: two units compiled at once by two builds may both hold a body; either serves.
+  const std::string entry = "extern \"C\" __attribute__((weak, visibility(\"hidden\"))) ";
+  for (const UnitKernel& k : kernels) {
+    text += "namespace " + k.symbol + "_n {\n\n";
+    if (first_lines != nullptr) first_lines->push_back(line_of_end());
+    text += *k.body + "\n}  // namespace " + k.symbol + "_n\n\n" + entry + "int32_t " + k.symbol +
+            "(const char* name, " + kKernelParams + ") {\n  return " + k.symbol +
+            "_n::ps_kernel_body(name, " + kKernelArgs + ");\n}\n\n";
+  }
+  text += "extern \"C\" __attribute__((visibility(\"hidden\"))) void " + set_launch_symbol +
+          "(PipesplitParallelLaunchFn f) {\n"
+          "  ps_parallel_launch.store(f, std::memory_order_release);\n}\n";
+  return text;
 }
 
-std::string LibraryGlueSource(const std::vector<KernelExport>& exports) {
+std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
+                              const std::vector<std::string>& set_launch_symbols) {
   std::ostringstream out;
   out << GeneratedComment(false) << KernelAbiText() << "\n";
-  std::vector<std::string> symbols;
+  std::vector<std::string> declared;
   for (const KernelExport& e : exports) {
-    if (std::find(symbols.begin(), symbols.end(), e.symbol) != symbols.end()) continue;
-    symbols.push_back(e.symbol);
-    out << "extern \"C\" int32_t " << e.symbol << "(const char* name, " << kKernelParams
-        << ");\nextern \"C\" void " << e.symbol << "_set_launch(PipesplitParallelLaunchFn f);\n";
+    if (std::find(declared.begin(), declared.end(), e.symbol) != declared.end()) continue;
+    declared.push_back(e.symbol);
+    out << "extern \"C\" int32_t " << e.symbol << "(const char* name, " << kKernelParams << ");\n";
   }
-  out << "\n";
   std::string set_launch;
-  for (const std::string& s : symbols) set_launch += "  " + s + "_set_launch(f);\n";
-  out << ExportsSource(exports, set_launch);
+  for (const std::string& s : set_launch_symbols) {
+    out << "extern \"C\" void " << s << "(PipesplitParallelLaunchFn f);\n";
+    set_launch += "  " + s + "(f);\n";
+  }
+  out << "\n" << ExportsSource(exports, set_launch);
   return out.str();
 }
 
 std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool optimize_loops) {
   std::vector<KernelUnit> units = GenerateKernelUnits(mod, check_bounds, optimize_loops);
-  std::ostringstream out;
-  out << GeneratedComment(check_bounds) << KernelSourceHeader();
-  // One namespace per distinct body: kernels with the same text share it.
-  std::map<std::string, std::string> namespace_of;
+  // One entry per distinct body: kernels with the same text share it.
+  std::map<std::string, std::string> symbol_of;
+  std::vector<UnitKernel> kernels;
   std::vector<KernelExport> exports;
   for (const KernelUnit& unit : units) {
-    auto [it, inserted] =
-        namespace_of.emplace(unit.body, "ps_k" + std::to_string(namespace_of.size()));
-    if (inserted) out << "namespace " << it->second << " {\n\n" << unit.body << "\n}\n\n";
-    exports.push_back({unit.name, it->second + "::ps_kernel_body"});
+    auto [it, inserted] = symbol_of.emplace(unit.body, "ps_k" + std::to_string(symbol_of.size()));
+    if (inserted) kernels.push_back({&unit.body, it->second});
+    exports.push_back({unit.name, it->second});
   }
-  out << ExportsSource(exports, "  ps_parallel_launch.store(f, std::memory_order_release);\n");
-  return out.str();
+  return KernelUnitSource(kernels, "ps_unit_set_launch", check_bounds, nullptr) + "\n" +
+         ExportsSource(exports, "  ps_unit_set_launch(f);\n");
 }
 
 }  // namespace pipesplit::codegen

@@ -59,6 +59,7 @@ std::vector<int> RunCompileJobs(const std::vector<CompileJob>& jobs, int paralle
       status[i] = rc;
       failed |= rc != 0;
       ++state.done;
+      state.items_done += jobs[i].items;
       state.weight_done += jobs[i].weight;
       changed.notify_all();
     }

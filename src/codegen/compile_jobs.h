@@ -17,11 +17,13 @@ struct CompileJob {
   std::vector<std::string> argv;
   std::string log;
   size_t weight = 1;  // its share of the work, for the progress estimate
+  int items = 1;      // what it compiles (kernels), for the progress count
 };
 
 // Where a batch of jobs stands: `done` jobs (of `weight_done`) finished after `elapsed_s`.
 struct CompileTick {
   int done = 0;
+  int items_done = 0;
   size_t weight_done = 0;
   double elapsed_s = 0;
 };

@@ -46,9 +46,10 @@ namespace {
 // code (the instructions would give other NaN bits: quieted, payload kept). There the portable
 // code is a cold call, so that an unrolled tile of conversions stays straight-line code (a
 // fraction of the compile time).
-#if defined(__F16C__)
+// (Predefining PS_F16_PORTABLE as inline gives the code inlined everywhere, as before.)
+#if !defined(PS_F16_PORTABLE) && defined(__F16C__)
 #define PS_F16_PORTABLE __attribute__((noinline, cold))
-#else
+#elif !defined(PS_F16_PORTABLE)
 #define PS_F16_PORTABLE inline
 #endif
 PS_F16_PORTABLE uint16_t ps_f2h_portable(float f) {

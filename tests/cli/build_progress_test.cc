@@ -14,7 +14,8 @@
 namespace pipesplit::testing_cli {
 namespace {
 
-// Three kernels, so that a slow compiler makes the build last more than a second.
+// Three kernels: with --jobs 2, three translation units, so that a slow compiler makes the build
+// last more than a second.
 std::string ThreeKernels() {
   std::string text =
       "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n@I.ir_module\n"
@@ -66,7 +67,7 @@ std::string BuildCommand(const std::filesystem::path& dir, const std::string& ca
                          const std::string& flags) {
   return "env CXX='" + SlowCompiler(dir) + "' " + Binary() + " build " + (dir / "m.py").string() +
          " --kernel-cache " + (dir / cache).string() + " -o " + (dir / "m.so").string() +
-         " --jobs 1 " + flags;
+         " --jobs 2 " + flags;
 }
 
 TEST(BuildProgressTest, ATerminalSeesOneLineUpdatedInPlace) {
@@ -139,7 +140,7 @@ TEST(BuildProgressTest, AFailedBuildEndsTheLineBeforeItsError) {
   Result r =
       RunInTerminal("env CXX='/bin/sh " + (dir / "failing-c++.sh").string() + "' " + Binary() +
                     " build " + (dir / "m.py").string() + " --kernel-cache " +
-                    (dir / "cache").string() + " -o " + (dir / "m.so").string() + " --jobs 1");
+                    (dir / "cache").string() + " -o " + (dir / "m.so").string() + " --jobs 2");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const size_t error = r.output.find("error: compiling kernel '");
   ASSERT_NE(error, std::string::npos) << r.output;

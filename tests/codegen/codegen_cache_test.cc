@@ -37,27 +37,23 @@ std::string CountingCompiler(const std::string& dir) {
       << "echo \"$*\" >> " << dir << "/runs.log\n"
       << "for last; do :; done\n"
       << "case \"$last\" in *.cc) if grep -q Poison \"$last\"; then echo \"boom: $last\" >&2; "
-         "exit 3; fi;; esac\n"
+         "line=$(grep -n Poison \"$last\" | head -n 1 | cut -d: -f1); "
+         "echo \"$last:$line:5: error: poisoned\" >&2; exit 3; fi;; esac\n"
       << "exec c++ \"$@\"\n";
   return "/bin/sh " + script;
 }
 
-// The compiler runs logged so far: compiles (with -c), links and precompiled headers.
+// The compiler runs logged so far: compiles (with -c) and links.
 struct Runs {
   int compiles = 0;
   int links = 0;
-  int headers = 0;
 };
 Runs CountRuns(const std::string& dir) {
   Runs runs;
   std::ifstream in(dir + "/runs.log");
   std::string line;
   while (std::getline(in, line)) {
-    if (line.find(" -x c++-header ") != std::string::npos) {
-      ++runs.headers;
-    } else {
-      (line.find(" -c ") != std::string::npos ? runs.compiles : runs.links)++;
-    }
+    (line.find(" -c ") != std::string::npos ? runs.compiles : runs.links)++;
   }
   return runs;
 }
@@ -81,6 +77,7 @@ TEST(CodegenCache, AChangedKernelIsTheOnlyOneCompiledAgain) {
   BuildOptions options;
   options.cache_dir = dir + "/cache";
   options.compiler = CountingCompiler(dir);
+  options.jobs = 1;  // one process: one translation unit
   const std::string header = testing::kHeader;
   ir::IRModule first =
       script::ParseModule(header + ScaleKernel("scale_a", "2") + ScaleKernel("scale_b", "3") +
@@ -90,13 +87,13 @@ TEST(CodegenCache, AChangedKernelIsTheOnlyOneCompiledAgain) {
   EXPECT_EQ(cold.kernels, 3);
   EXPECT_EQ(cold.distinct, 3);
   EXPECT_EQ(cold.compiled, 3);
-  EXPECT_EQ(cold.compiler_runs, 4);
+  EXPECT_EQ(cold.compiler_runs, 2);
   EXPECT_FALSE(cold.cached);
   Runs runs = CountRuns(dir);
-  EXPECT_EQ(runs.compiles, 3);
+  EXPECT_EQ(runs.compiles, 1);
   EXPECT_EQ(runs.links, 1);
-  EXPECT_EQ(runs.headers, 0);  // too few kernels to precompile their header
-  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".o"), 3);
+  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".o"), 1);
+  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".unit"), 3);  // an index file per kernel
 
   // scale_b changed: one compile and one link.
   ir::IRModule second =
@@ -107,7 +104,7 @@ TEST(CodegenCache, AChangedKernelIsTheOnlyOneCompiledAgain) {
   EXPECT_EQ(rebuilt.compiled, 1);
   EXPECT_EQ(rebuilt.compiler_runs, 2);
   runs = CountRuns(dir);
-  EXPECT_EQ(runs.compiles, 4);
+  EXPECT_EQ(runs.compiles, 2);
   EXPECT_EQ(runs.links, 2);
   EXPECT_NE(rebuilt.library, cold.library);
   testing::KernelLibrary library(rebuilt.library);
@@ -120,7 +117,7 @@ TEST(CodegenCache, AChangedKernelIsTheOnlyOneCompiledAgain) {
   EXPECT_TRUE(warm.cached);
   EXPECT_EQ(warm.compiler_runs, 0);
   EXPECT_EQ(warm.library, rebuilt.library);
-  EXPECT_EQ(CountRuns(dir).compiles + CountRuns(dir).links, 6);
+  EXPECT_EQ(CountRuns(dir).compiles + CountRuns(dir).links, 4);
   // The first module's library is still there.
   EXPECT_EQ(Build(first, options).library, cold.library);
   EXPECT_EQ(CountRuns(dir).links, 2);
@@ -140,7 +137,7 @@ TEST(CodegenCache, KernelsThatDifferOnlyInNameShareOneEntry) {
   // The renamed buffer is named in the kernel's messages: its body differs.
   EXPECT_EQ(result.distinct, 2);
   EXPECT_EQ(result.compiled, 2);
-  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".o"), 2);
+  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".unit"), 2);
   testing::KernelLibrary library(result.library);
   for (const char* kernel : {"twice", "double_it", "renamed_input"}) {
     EXPECT_EQ(Scale(library, kernel), (std::vector<float>{2, 4, 6, 8})) << kernel;
@@ -186,6 +183,29 @@ TEST(CodegenCache, AFailingKernelIsNamedWithTheCompilersMessage) {
   fs::remove_all(dir);
 }
 
+TEST(CodegenCache, AFailingKernelInAUnitOfSeveralIsNamedByTheLineOfTheError) {
+  const std::string dir = testing::FreshDir("failing_unit");
+  BuildOptions options;
+  options.cache_dir = dir + "/cache";
+  options.compiler = CountingCompiler(dir);
+  options.jobs = 1;  // the three kernels in one unit
+  ir::IRModule mod =
+      script::ParseModule(std::string(testing::kHeader) + ScaleKernel("good_a", "2") +
+                              ScaleKernel("poisoned", "3", "Poison") + ScaleKernel("good_b", "4"),
+                          "failing.py");
+  try {
+    Build(mod, options);
+    FAIL() << "expected a CodegenError";
+  } catch (const CodegenError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("compiling kernel 'poisoned' failed (/bin/sh exited with 3):\n", 0), 0u)
+        << message;
+    EXPECT_NE(message.find(": error: poisoned"), std::string::npos) << message;
+  }
+  EXPECT_EQ(CountRuns(dir).compiles, 1);
+  fs::remove_all(dir);
+}
+
 TEST(CodegenCache, ProgressCountsEveryCompiledKernelAndEndsFinished) {
   const std::string dir = testing::FreshDir("progress");
   BuildOptions options;
@@ -211,8 +231,8 @@ TEST(CodegenCache, ProgressCountsEveryCompiledKernelAndEndsFinished) {
   EXPECT_TRUE(reports.back().finished);
   EXPECT_EQ(reports.back().compiled, 4);
   EXPECT_EQ(reports.back().remaining_s, 0);
-  // Four kernels to compile: their common header was precompiled first.
-  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".gch"), 1);
+  // Two processes: four units of one kernel each.
+  EXPECT_EQ(FilesWithExtension(options.cache_dir, ".o"), 4);
   // A build found in the cache reports nothing.
   reports.clear();
   EXPECT_TRUE(Build(mod, options).cached);

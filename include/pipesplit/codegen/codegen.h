@@ -65,17 +65,20 @@ std::string DefaultCacheDir();
 std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool optimize_loops = true);
 
 // Builds the shared library of mod's PrimFuncs through the cache:
-// 1. every kernel's body is one cache entry (an object file), keyed by a hash of its text
-//    (which does not hold the kernel's name), the compiler, the flags, the host CPU and the ABI
-//    version; kernels with the same body share it;
+// 1. every distinct kernel body is one cache entry, keyed by a hash of its text (which does not
+//    hold the kernel's name), the compiler, the flags, the host CPU and the ABI version; kernels
+//    with the same body share it. An entry's index file names the object that holds it;
 // 2. the bodies not in the cache are compiled with `<compiler> -std=c++17 -O2 -march=native
-//    -fPIC -ffp-contract=off -fno-fast-math -c`, on `jobs` processes at once, largest first,
-//    each into a temp file renamed into the cache atomically;
-// 3. the library (keyed by the kernels' names and entries) is linked from them with a small
-//    unit of its own exports, unless the cache has it.
+//    -fPIC -ffp-contract=off -fno-fast-math -c` on `jobs` processes at once, in translation
+//    units of one or more bodies (one unit with one process, else twice as many units as
+//    processes, balanced by EmitKernel's cost estimate, costliest first; a change to one kernel
+//    compiles that kernel alone), each object written to a temp file and renamed atomically;
+// 3. the library (keyed by the kernels' names and objects) is linked from the objects with a
+//    small unit of its own exports, unless the cache has it.
 // Throws CodegenError when the compiler is missing, a compilation fails (the message names the
-// kernel, has the first lines of the compiler's output and where the source was kept) or a
-// PrimFunc uses a construct codegen does not support (the message names it and the kernel).
+// kernel the compiler's first located message is in, has the first lines of the compiler's
+// output and where the source was kept) or a PrimFunc uses a construct codegen does not support
+// (the message names it and the kernel).
 BuildResult Build(const ir::IRModule& mod, const BuildOptions& options = {});
 
 // Build(mod, options).library.
