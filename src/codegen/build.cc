@@ -218,6 +218,33 @@ std::string FirstLines(const std::string& text, int n) {
   return out;
 }
 
+// The error of a unit that failed to compile: it names the kernel the compiler's first located
+// message is in (without one, the unit's kernels), and keeps the output and the source.
+[[noreturn]] void ThrowCompileFailure(const Unit& unit, const std::vector<int>& first_lines,
+                                      const std::vector<Entry>& entries,
+                                      const std::string& compiler, int status, int failed,
+                                      const std::string& output, const std::string& source) {
+  const int line = FirstErrorLine(output, source);
+  std::vector<std::string> names;
+  if (line > 0 && line >= first_lines[0]) {
+    names = entries[unit.entries[KernelAtLine(first_lines, line)]].names;
+  } else {
+    for (size_t e : unit.entries) {
+      names.insert(names.end(), entries[e].names.begin(), entries[e].names.end());
+    }
+  }
+  std::string message = names.size() == 1 ? "compiling kernel '" : "compiling kernels '";
+  message += names[0] + "'";
+  for (size_t n = 1; n < names.size(); ++n) {
+    message += (n + 1 == names.size() ? " and '" : ", '") + names[n] + "'";
+  }
+  message += " failed (" + compiler;
+  message += status < 0 ? " could not be started" : " exited with " + std::to_string(status);
+  if (failed > 1) message += "; " + std::to_string(failed - 1) + " more units failed";
+  message += "):\n" + FirstLines(output, 20) + "source kept at " + source;
+  throw CodegenError(message);
+}
+
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -332,27 +359,8 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
     }
     int failed = 0;
     for (int st : status) failed += st != 0 && st != -2;
-    // The kernel the compiler's first located message is in; without one, the unit's kernels.
-    const int line = FirstErrorLine(output, source);
-    std::vector<std::string> names;
-    if (line > 0 && line >= first_lines[u][0]) {
-      names = entries[units[u].entries[KernelAtLine(first_lines[u], line)]].names;
-    } else {
-      for (size_t e : units[u].entries) {
-        names.insert(names.end(), entries[e].names.begin(), entries[e].names.end());
-      }
-    }
-    std::string who = "kernel '" + names[0] + "'";
-    if (names.size() > 1) {
-      who = "kernels '" + names[0] + "'";
-      for (size_t n = 1; n < names.size(); ++n)
-        who += (n + 1 == names.size() ? " and '" : ", '") + names[n] + "'";
-    }
-    throw CodegenError(
-        "compiling " + who + " failed (" + command[0] +
-        (status[u] < 0 ? " could not be started" : " exited with " + std::to_string(status[u])) +
-        (failed > 1 ? "; " + std::to_string(failed - 1) + " more units failed" : "") + "):\n" +
-        FirstLines(output, 20) + "source kept at " + source);
+    ThrowCompileFailure(units[u], first_lines[u], entries, command[0], status[u], failed, output,
+                        source);
   }
   for (size_t u = 0; u < jobs.size(); ++u) {
     fs::remove(jobs[u].log, ec);
@@ -371,6 +379,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   }
   std::sort(objects.begin(), objects.end());
   std::vector<std::string> set_launch;
+  set_launch.reserve(objects.size());
   for (const std::string& stem : objects) set_launch.push_back(stem + "_set_launch");
   const std::string glue = LibraryGlueSource(exports, set_launch);
   const std::string library_hash = HashHex(key + glue);

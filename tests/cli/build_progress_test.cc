@@ -129,13 +129,11 @@ TEST(BuildProgressTest, QuietAndProgressTogetherAreAUserError) {
 TEST(BuildProgressTest, AFailedBuildEndsTheLineBeforeItsError) {
   auto dir = ScratchDir("progress_failure");
   WriteText(dir / "m.py", ThreeKernels());
-  // The third compile fails, after the line is shown.
+  // The third compile fails, after the line is shown (runs are numbered by mkdir, which only
+  // one of two runs at once can win).
   WriteText(dir / "failing-c++.sh",
-            "#!/bin/sh\nn=$(cat " + (dir / "count").string() +
-                " 2>/dev/null || echo 0)\n"
-                "n=$((n+1))\necho $n > " +
-                (dir / "count").string() +
-                "\nsleep 0.6\n"
+            "#!/bin/sh\nn=1\nwhile ! mkdir " + (dir / "run").string() +
+                "$n 2>/dev/null; do n=$((n+1)); done\nsleep 0.6\n"
                 "if [ $n -eq 3 ]; then echo 'no room' >&2; exit 1; fi\nexec c++ \"$@\"\n");
   Result r =
       RunInTerminal("env CXX='/bin/sh " + (dir / "failing-c++.sh").string() + "' " + Binary() +
