@@ -1,13 +1,15 @@
 // Kernel benchmarks: codegen + compile time of a module's kernel library, cold (empty cache)
 // and cached, for a small module and the 6b MLC deploy dump (skipped without the shared
-// corpus); the 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the
-// loop optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS
-// cblas_sgemm on one thread; the example Llama forward high-level and lowered.
+// corpus), and the 6b cold build kernel by kernel beside the whole module in one compile; the
+// 512x512x512 float32 matmul kernel as LegalizeOps writes it, in GFLOPS, with the loop
+// optimizations off (the written order) and on, on 1 and 2 threads, next to OpenBLAS cblas_sgemm on
+// one thread; the example Llama forward high-level and lowered.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +21,7 @@
 
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/half.h"
 #include "pipesplit/runtime/kernel_library.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/runtime/threading.h"
@@ -41,10 +44,10 @@ const char* const kHeader =
     "@I.ir_module\n"
     "class Module:\n";
 
-// The matmul of LegalizeOps (R.matmul on 2-D float32 operands).
-std::string MatmulModule() {
+// The matmul of LegalizeOps (R.matmul on 2-D operands of `dtype`).
+std::string MatmulModule(const std::string& dtype = "float32") {
   const std::string n = "T.int64(" + std::to_string(kN) + ")";
-  const std::string shape = "T.Buffer((" + n + ", " + n + "), \"float32\")";
+  const std::string shape = "T.Buffer((" + n + ", " + n + "), \"" + dtype + "\")";
   return std::string(kHeader) + "    @T.prim_func\n" + "    def matmul(A: " + shape +
          ", B: " + shape + ", matmul: " + shape + "):\n" +
          "        T.func_attr({\"tir.noalias\": T.bool(True)})\n" +
@@ -53,7 +56,7 @@ std::string MatmulModule() {
          "                v_i0, v_i1, v_k = T.axis.remap(\"SSR\", [i0, i1, k])\n" +
          "                T.reads(A[v_i0, v_k], B[v_k, v_i1])\n" +
          "                T.writes(matmul[v_i0, v_i1])\n" + "                with T.init():\n" +
-         "                    matmul[v_i0, v_i1] = T.float32(0)\n" +
+         "                    matmul[v_i0, v_i1] = T." + dtype + "(0)\n" +
          "                matmul[v_i0, v_i1] = matmul[v_i0, v_i1] + A[v_i0, v_k] * B[v_k, " +
          "v_i1]\n";
 }
@@ -156,6 +159,58 @@ BENCHMARK(BM_Build6bDeployModule)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 
+// The 6b deploy module's cold build side by side, each into an empty cache:
+// - today_s: the whole module as one translation unit compiled by one process, with the float16
+//   conversions inlined whole (the build and the prelude before kernel-by-kernel builds);
+// - whole_s: the same with the prelude as it is (the NaN path of the conversions out of line);
+// - per_kernel_s: the build, in units on `jobs` processes (the arg; 0: the cores).
+void BM_Build6bColdSideBySide(benchmark::State& state) {
+  const ir::IRModule* mod = CorpusModule();
+  if (mod == nullptr) {
+    state.SkipWithError("shared corpus not found");
+    return;
+  }
+  const std::string dir = BenchDir("6b_side_by_side");
+  const char* cxx = std::getenv("CXX");
+  auto whole_command = [&](const std::string& defines) {
+    return std::string(cxx != nullptr && *cxx != '\0' ? cxx : "c++") + defines +
+           " -std=c++17 -O2 -march=native -fPIC -shared -ffp-contract=off -fno-fast-math -o " +
+           dir + "/whole.so " + dir + "/whole.cc";
+  };
+  double today_s = 0, whole_s = 0, per_kernel_s = 0;
+  codegen::BuildResult result;
+  for (auto _ : state) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    for (bool today : {true, false}) {
+      auto start = std::chrono::steady_clock::now();
+      std::ofstream(dir + "/whole.cc") << codegen::GenerateSource(*mod, false);
+      if (std::system(whole_command(today ? " -DPS_F16_PORTABLE=inline" : "").c_str()) != 0) {
+        state.SkipWithError("compiling the whole module failed");
+        return;
+      }
+      (today ? today_s : whole_s) += Seconds(start);
+    }
+    codegen::BuildOptions options;
+    options.cache_dir = dir + "/cache";
+    options.jobs = static_cast<int>(state.range(0));
+    auto start = std::chrono::steady_clock::now();
+    result = codegen::Build(*mod, options);
+    per_kernel_s += Seconds(start);
+  }
+  fs::remove_all(dir);
+  const double n = static_cast<double>(state.iterations());
+  state.counters["today_s"] = today_s / n;
+  state.counters["whole_s"] = whole_s / n;
+  state.counters["per_kernel_s"] = per_kernel_s / n;
+  state.counters["vs_today"] = per_kernel_s / today_s;
+  state.counters["vs_whole"] = per_kernel_s / whole_s;
+  state.counters["kernels"] = result.kernels;
+  state.counters["distinct"] = result.distinct;
+  state.counters["compiler_runs"] = result.compiler_runs;
+}
+BENCHMARK(BM_Build6bColdSideBySide)->Arg(0)->Iterations(1)->Unit(benchmark::kSecond)->UseRealTime();
+
 std::vector<float> RandomMatrix(uint32_t seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -207,6 +262,43 @@ BENCHMARK(BM_MatmulKernel512)
     ->Args({1, 2})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+
+// The same matmul on float16 operands (every product and sum rounded to float16), optimized.
+void BM_MatmulKernel512Half(benchmark::State& state) {
+  static const ir::IRModule mod = script::ParseModule(MatmulModule("float16"), "matmul_f16.py");
+  codegen::BuildOptions options;
+  options.cache_dir = BenchDir("matmul_f16");
+  auto library = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, options));
+  fs::remove_all(options.cache_dir);
+  const int threads_before = runtime::GetNumThreads();
+  runtime::SetNumThreads(1);
+  auto half = [](const std::vector<float>& m) {
+    std::vector<uint16_t> h(m.size());
+    for (size_t i = 0; i < m.size(); ++i) h[i] = runtime::FloatToHalfBits(m[i]);
+    return h;
+  };
+  std::vector<uint16_t> a = half(RandomMatrix(1)), b = half(RandomMatrix(2)), c(kN * kN);
+  const std::vector<int64_t> shape = {kN, kN};
+  auto arg = [&](std::vector<uint16_t>& data) {
+    PipesplitKernelArg x{};
+    x.data = data.data();
+    x.shape = shape.data();
+    x.ndim = 2;
+    x.dtype_code = 2;
+    x.dtype_bits = 16;
+    x.lanes = 1;
+    return x;
+  };
+  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
+  for (auto _ : state) {
+    library->Call("matmul", std::span<const PipesplitKernelArg>(args));
+    benchmark::DoNotOptimize(c.data());
+  }
+  runtime::SetNumThreads(threads_before);
+  SetGflops(state);
+  state.SetLabel("float16, optimized, 1 thread");
+}
+BENCHMARK(BM_MatmulKernel512Half)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_CblasSgemm512(benchmark::State& state) {
   const runtime::blas::Api& blas = runtime::blas::Get();  // the library the runtime opens

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "pipesplit/codegen/codegen.h"
 #include "pipesplit/ir/module.h"
 
 namespace pipesplit::runtime {
@@ -40,8 +41,30 @@ int ReportCurrentException();
 struct KernelOptions {
   std::string cache_dir;
   bool check_bounds = false;
+  int jobs = 0;           // compiler processes at once (0: the cores)
+  bool quiet = false;     // no progress line
+  bool progress = false;  // progress even when standard error is not a terminal
 };
 void AddKernelOptions(CLI::App* cmd, KernelOptions* options);
+// The progress of a kernel build on standard error. On a terminal, once a build has run for a
+// second, one line updated in place (kernels compiled / to compile, elapsed, estimate) and ended
+// when the build ends or fails; elsewhere, only with `forced`, a line per compiled kernel; never
+// when `quiet`.
+class BuildProgressLine {
+ public:
+  BuildProgressLine(bool quiet, bool forced);
+  ~BuildProgressLine();
+  BuildProgressLine(const BuildProgressLine&) = delete;
+  BuildProgressLine& operator=(const BuildProgressLine&) = delete;
+  void Update(const codegen::BuildProgress& progress);
+
+ private:
+  void Write(const std::string& text, bool end_line);
+  bool enabled_ = false;
+  bool terminal_ = false;
+  bool open_ = false;  // a line is shown and not ended
+  int last_compiled_ = -1;
+};
 // The kernel library of `mod`'s PrimFuncs, compiled or found in the cache (codegen).
 std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options);
 // The loaded kernel library of `mod` (built on the fly through the cache), or nullptr when the

@@ -12,18 +12,30 @@
 namespace pipesplit::cli {
 
 void AddKernelOptions(CLI::App* cmd, KernelOptions* options) {
-  cmd->add_option("--kernel-cache", options->cache_dir,
-                  "folder of compiled kernel libraries (default: $PIPESPLIT_KERNEL_CACHE, else "
-                  "$XDG_CACHE_HOME/pipesplit/kernels, else ~/.cache/pipesplit/kernels)");
+  cmd->add_option(
+      "--kernel-cache", options->cache_dir,
+      "folder of compiled kernels and libraries (default: $PIPESPLIT_KERNEL_CACHE, else "
+      "$XDG_CACHE_HOME/pipesplit/kernels, else ~/.cache/pipesplit/kernels)");
   cmd->add_flag("--check-bounds", options->check_bounds,
                 "check every buffer access of every kernel; an access out of bounds is an error "
                 "naming the kernel, the buffer and the index");
+  cmd->add_option("--jobs", options->jobs,
+                  "compiler processes at once when kernels are built (default: the cores)")
+      ->check(CLI::Range(1, 1024));
+  CLI::Option* quiet =
+      cmd->add_flag("--quiet", options->quiet, "no progress line while kernels are built");
+  cmd->add_flag("--progress", options->progress,
+                "show the progress of a kernel build even when standard error is not a terminal")
+      ->excludes(quiet);
 }
 
 std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options) {
   codegen::BuildOptions build;
   build.cache_dir = options.cache_dir;
   build.check_bounds = options.check_bounds;
+  build.jobs = options.jobs;
+  BuildProgressLine line(options.quiet, options.progress);
+  build.progress = [&line](const codegen::BuildProgress& p) { line.Update(p); };
   return codegen::BuildKernelLibrary(mod, build);
 }
 

@@ -1,18 +1,19 @@
-// Compiling generated kernel sources into shared libraries, cached by content hash.
-#include <fcntl.h>
-#include <spawn.h>
+// Building a module's kernel library: kernel bodies compiled one object each (in parallel) into
+// a cache keyed by content hash, and linked into one shared library.
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -20,8 +21,8 @@
 
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/support/kernel_abi.h"
-
-extern char** environ;
+#include "src/codegen/codegen_internal.h"
+#include "src/codegen/compile_jobs.h"
 
 namespace pipesplit::codegen {
 namespace {
@@ -29,11 +30,87 @@ namespace {
 namespace fs = std::filesystem;
 
 // -march=native: vector width and F16C conversions of this CPU (the cache key names the CPU, so
-// a cache shared by other machines never hands them a library they cannot run). No flag here
+// a cache shared by other machines never hands them an object they cannot run). No flag here
 // changes a result: IEEE operations are exact whatever instructions implement them.
-const char* const kFlags[] = {"-std=c++17",    "-O2",     "-march=native",
-                              "-fPIC",         "-shared", "-ffp-contract=off",
-                              "-fno-fast-math"};
+const char* const kCompileFlags[] = {"-std=c++17",        "-O2",           "-march=native", "-fPIC",
+                                     "-ffp-contract=off", "-fno-fast-math"};
+// The library's own unit is compiled and linked with the objects in one run.
+const char* const kLinkFlags[] = {"-std=c++17", "-O2", "-fPIC", "-shared"};
+// Changes when the cache's entries change meaning (2: kernels in unit objects, found through
+// one index file per kernel body).
+constexpr int kCacheLayout = 2;
+// Lines (EmitKernel's cost estimate) a translation unit costs besides its kernels: the standard
+// headers, the prelude and the process.
+constexpr int64_t kUnitCost = 4000;
+
+// A distinct kernel body: its compile cost estimate, the kernels that have it (sorted by name),
+// its symbol, and its index file (which names the unit object holding it).
+struct Entry {
+  const std::string* body;
+  int64_t cost;
+  std::vector<std::string> names;
+  std::string hash;
+  std::string symbol;
+  fs::path index;
+};
+
+// A translation unit to compile: its kernels (indices into the entries), their cost, its name.
+struct Unit {
+  std::vector<size_t> entries;
+  int64_t cost = kUnitCost;
+  std::string stem;  // path without extension of its .cc, .o and .log
+};
+
+// The missing entries cut into translation units for `jobs` processes. Each unit's header and
+// process cost is paid once for all its kernels, so units are few: one with one process, else
+// twice as many as processes, filled largest kernel first into the cheapest unit so far
+// (a kernel that costs more than a share gets a unit of its own).
+std::vector<Unit> PlanUnits(const std::vector<Entry>& entries, std::vector<size_t> missing,
+                            int jobs) {
+  std::stable_sort(missing.begin(), missing.end(),
+                   [&](size_t a, size_t b) { return entries[a].cost > entries[b].cost; });
+  const size_t count = std::min<size_t>(missing.size(), jobs <= 1 ? 1 : 2 * jobs);
+  std::vector<Unit> units(count);
+  for (size_t e : missing) {
+    Unit* cheapest = &units[0];
+    for (Unit& u : units) {
+      if (u.entries.empty() || u.cost < cheapest->cost) {
+        cheapest = &u;
+        if (u.entries.empty()) break;
+      }
+    }
+    cheapest->entries.push_back(e);
+    cheapest->cost += entries[e].cost;
+  }
+  std::stable_sort(units.begin(), units.end(),
+                   [](const Unit& a, const Unit& b) { return a.cost > b.cost; });
+  return units;
+}
+
+// The kernel whose body holds line `line` of a unit whose bodies start at `first_lines`.
+size_t KernelAtLine(const std::vector<int>& first_lines, int line) {
+  size_t k = 0;
+  while (k + 1 < first_lines.size() && first_lines[k + 1] <= line) ++k;
+  return k;
+}
+
+// The first line number the compiler's output gives for `source` ("source:LINE:"), or 0.
+int FirstErrorLine(const std::string& output, const std::string& source) {
+  const std::string prefix = source + ":";
+  for (size_t at = output.find(prefix); at != std::string::npos; at = output.find(prefix, at + 1)) {
+    size_t p = at + prefix.size();
+    int line = 0;
+    while (p < output.size() && output[p] >= '0' && output[p] <= '9') {
+      line = line * 10 + (output[p++] - '0');
+    }
+    if (line > 0 && p < output.size() && output[p] == ':') return line;
+  }
+  return 0;
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
 
 // What -march=native depends on: the CPU's model and feature lines of /proc/cpuinfo (empty
 // where there is none).
@@ -141,24 +218,31 @@ std::string FirstLines(const std::string& text, int n) {
   return out;
 }
 
-// Runs argv with stdout and stderr into `log`; returns the exit status (-1: not started).
-int Run(const std::vector<std::string>& argv, const fs::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
+// The error of a unit that failed to compile: it names the kernel the compiler's first located
+// message is in (without one, the unit's kernels), and keeps the output and the source.
+[[noreturn]] void ThrowCompileFailure(const Unit& unit, const std::vector<int>& first_lines,
+                                      const std::vector<Entry>& entries,
+                                      const std::string& compiler, int status, int failed,
+                                      const std::string& output, const std::string& source) {
+  const int line = FirstErrorLine(output, source);
+  std::vector<std::string> names;
+  if (line > 0 && line >= first_lines[0]) {
+    names = entries[unit.entries[KernelAtLine(first_lines, line)]].names;
+  } else {
+    for (size_t e : unit.entries) {
+      names.insert(names.end(), entries[e].names.begin(), entries[e].names.end());
+    }
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::string message = names.size() == 1 ? "compiling kernel '" : "compiling kernels '";
+  message += names[0] + "'";
+  for (size_t n = 1; n < names.size(); ++n) {
+    message += (n + 1 == names.size() ? " and '" : ", '") + names[n] + "'";
+  }
+  message += " failed (" + compiler;
+  message += status < 0 ? " could not be started" : " exited with " + std::to_string(status);
+  if (failed > 1) message += "; " + std::to_string(failed - 1) + " more units failed";
+  message += "):\n" + FirstLines(output, 20) + "source kept at " + source;
+  throw CodegenError(message);
 }
 
 }  // namespace
@@ -173,43 +257,179 @@ std::string DefaultCacheDir() {
   return home + "/.cache/pipesplit/kernels";
 }
 
-std::string BuildKernelLibrary(const ir::IRModule& mod, const BuildOptions& options) {
-  std::string source = GenerateSource(mod, options.check_bounds, options.optimize_loops);
-  std::vector<std::string> command = CompilerCommand(options);
-  std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + "\n";
+BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<KernelUnit> kernels =
+      GenerateKernelUnits(mod, options.check_bounds, options.optimize_loops);
+  const std::vector<std::string> command = CompilerCommand(options);
+  std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + " cache " +
+                    std::to_string(kCacheLayout) + "\n";
   for (const std::string& w : command) key += w + " ";
-  for (const char* f : kFlags) key += std::string(f) + " ";
-  key += "\n" + HostCpuKey() + source;
-  std::string hash = HashHex(key);
+  for (const char* f : kCompileFlags) key += std::string(f) + " ";
+  key += "\n" + HostCpuKey() + HashHex(KernelSourceHeader()) + "\n";
 
   fs::path dir = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw CodegenError("cannot create kernel cache " + dir.string() + ": " + ec.message());
-  fs::path library = dir / ("kernels-" + hash + ".so");
-  if (fs::exists(library)) return library.string();
 
-  fs::path source_path = dir / ("kernels-" + hash + ".cc");
-  WriteFileAtomically(source_path, source);
-  std::string suffix = TempSuffix();
-  fs::path tmp_library = library.string() + suffix;
-  fs::path log = dir / ("kernels-" + hash + ".log" + suffix);
+  // 1. One entry per distinct body, found through its index file.
+  BuildResult result;
+  result.kernels = static_cast<int>(kernels.size());
+  std::map<std::string, size_t> entry_of_body;
+  std::vector<Entry> entries;
+  std::vector<KernelExport> exports;
+  for (const KernelUnit& k : kernels) {
+    auto [it, inserted] = entry_of_body.emplace(k.body, entries.size());
+    if (inserted) {
+      const std::string hash = HashHex(key + (options.check_bounds ? "checked\n" : "\n") + k.body);
+      entries.push_back(
+          {&k.body, k.cost, {}, hash, "ps_k_" + hash, dir / ("kernel-" + hash + ".unit")});
+    }
+    entries[it->second].names.push_back(k.name);
+    exports.push_back({k.name, entries[it->second].symbol});
+  }
+  result.distinct = static_cast<int>(entries.size());
+  std::vector<std::string> unit_of(entries.size());  // the unit object's stem, when cached
+  std::vector<size_t> missing;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    std::string stem = fs::exists(entries[i].index) ? ReadFile(entries[i].index) : "";
+    if (!stem.empty() && fs::exists(dir / (stem + ".o"))) {
+      unit_of[i] = stem;
+    } else {
+      missing.push_back(i);
+    }
+  }
+
+  // 2. The missing bodies, compiled in units on `jobs` processes, costliest unit first.
+  const int parallel = options.jobs > 0 ? options.jobs : AvailableCores();
+  std::vector<Unit> units = PlanUnits(entries, missing, parallel);
+  std::vector<std::vector<int>> first_lines(units.size());
+  std::vector<CompileJob> jobs;
+  std::vector<std::string> temps;
+  int64_t total_cost = 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    Unit& unit = units[u];
+    std::string unit_key;
+    for (size_t e : unit.entries) unit_key += entries[e].hash;
+    unit.stem = "unit_" + HashHex(unit_key);  // also a C identifier
+    std::vector<UnitKernel> members;
+    for (size_t e : unit.entries) members.push_back({entries[e].body, entries[e].symbol});
+    const fs::path source = dir / (unit.stem + ".cc");
+    WriteFileAtomically(source, KernelUnitSource(members, unit.stem + "_set_launch",
+                                                 options.check_bounds, &first_lines[u]));
+    const std::string suffix = TempSuffix();
+    CompileJob job;
+    job.argv = command;
+    for (const char* f : kCompileFlags) job.argv.push_back(f);
+    temps.push_back((dir / (unit.stem + ".o" + suffix)).string());
+    job.argv.insert(job.argv.end(), {"-c", "-o", temps.back(), source.string()});
+    job.log = (dir / (unit.stem + ".log" + suffix)).string();
+    job.weight = static_cast<size_t>(unit.cost);
+    job.items = static_cast<int>(unit.entries.size());
+    total_cost += unit.cost;
+    jobs.push_back(std::move(job));
+  }
+  BuildProgress progress;
+  progress.kernels = result.kernels;
+  progress.distinct = result.distinct;
+  progress.to_compile = static_cast<int>(missing.size());
+  auto report = [&](const CompileTick& tick) {
+    if (!options.progress) return;
+    progress.compiled = tick.items_done;
+    progress.elapsed_s = Seconds(start);
+    progress.remaining_s =
+        tick.weight_done == 0
+            ? -1
+            : tick.elapsed_s *
+                  static_cast<double>(total_cost - static_cast<int64_t>(tick.weight_done)) /
+                  static_cast<double>(tick.weight_done);
+    options.progress(progress);
+  };
+  const std::vector<int> status =
+      jobs.empty() ? std::vector<int>() : RunCompileJobs(jobs, parallel, report);
+  for (size_t i = 0; i < jobs.size(); ++i) result.compiler_runs += status[i] != -2;
+  for (size_t u = 0; u < jobs.size(); ++u) {
+    if (status[u] == 0 || status[u] == -2) continue;
+    const std::string source = (dir / (units[u].stem + ".cc")).string();
+    const std::string output = ReadFile(jobs[u].log);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      fs::remove(jobs[j].log, ec);
+      fs::remove(temps[j], ec);
+    }
+    int failed = 0;
+    for (int st : status) failed += st != 0 && st != -2;
+    ThrowCompileFailure(units[u], first_lines[u], entries, command[0], status[u], failed, output,
+                        source);
+  }
+  for (size_t u = 0; u < jobs.size(); ++u) {
+    fs::remove(jobs[u].log, ec);
+    fs::rename(temps[u], dir / (units[u].stem + ".o"));
+    for (size_t e : units[u].entries) {
+      WriteFileAtomically(entries[e].index, units[u].stem);
+      unit_of[e] = units[u].stem;
+    }
+  }
+  result.compiled = static_cast<int>(missing.size());
+
+  // 3. The library: its own unit and the unit objects, keyed by that unit's text.
+  std::vector<std::string> objects;
+  for (const std::string& stem : unit_of) {
+    if (std::find(objects.begin(), objects.end(), stem) == objects.end()) objects.push_back(stem);
+  }
+  std::sort(objects.begin(), objects.end());
+  std::vector<std::string> set_launch;
+  set_launch.reserve(objects.size());
+  for (const std::string& stem : objects) set_launch.push_back(stem + "_set_launch");
+  const std::string glue = LibraryGlueSource(exports, set_launch);
+  const std::string library_hash = HashHex(key + glue);
+  const fs::path library = dir / ("kernels-" + library_hash + ".so");
+  result.library = library.string();
+  if (missing.empty() && fs::exists(library)) {
+    result.cached = true;
+    return result;
+  }
+  if (options.progress) {
+    progress.compiled = progress.to_compile;
+    progress.linking = true;
+    progress.remaining_s = -1;
+    progress.elapsed_s = Seconds(start);
+    options.progress(progress);
+  }
+  const fs::path glue_path = dir / ("kernels-" + library_hash + ".cc");
+  WriteFileAtomically(glue_path, glue);
+  const std::string suffix = TempSuffix();
+  const fs::path tmp_library = library.string() + suffix;
+  const fs::path log = dir / ("kernels-" + library_hash + ".log" + suffix);
   std::vector<std::string> argv = command;
-  for (const char* f : kFlags) argv.push_back(f);
-  argv.insert(argv.end(), {"-o", tmp_library.string(), source_path.string()});
-  int status = Run(argv, log);
-  if (status != 0) {
+  for (const char* f : kLinkFlags) argv.push_back(f);
+  argv.insert(argv.end(), {"-o", tmp_library.string(), glue_path.string()});
+  for (const std::string& stem : objects) argv.push_back((dir / (stem + ".o")).string());
+  const int link_status = RunProcess(argv, log.string());
+  ++result.compiler_runs;
+  if (link_status != 0) {
     std::string output = ReadFile(log);
     fs::remove(log, ec);
     fs::remove(tmp_library, ec);
-    throw CodegenError(
-        "compiling kernels failed (" + command[0] +
-        (status < 0 ? " could not be started" : " exited with " + std::to_string(status)) + "):\n" +
-        FirstLines(output, 20) + "source kept at " + source_path.string());
+    throw CodegenError("linking the kernel library failed (" + command[0] +
+                       (link_status < 0 ? " could not be started"
+                                        : " exited with " + std::to_string(link_status)) +
+                       "):\n" + FirstLines(output, 20) + "source kept at " + glue_path.string());
   }
   fs::remove(log, ec);
   fs::rename(tmp_library, library);
-  return library.string();
+  if (options.progress) {
+    progress.linking = false;
+    progress.finished = true;
+    progress.remaining_s = 0;
+    progress.elapsed_s = Seconds(start);
+    options.progress(progress);
+  }
+  return result;
+}
+
+std::string BuildKernelLibrary(const ir::IRModule& mod, const BuildOptions& options) {
+  return Build(mod, options).library;
 }
 
 }  // namespace pipesplit::codegen

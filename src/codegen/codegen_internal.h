@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/module.h"
 #include "pipesplit/ir/tir.h"
 #include "pipesplit/support/dtype.h"
 
@@ -19,12 +20,53 @@ const char* KernelAbiText();
 // The helpers every generated source starts with (after the ABI text).
 const char* KernelPrelude();
 
-// The C++ function implementing the ABI for one PrimFunc (codegen_source.cc). With
-// `optimize_loops` false (and always with `check_bounds`) every loop runs serially in the
-// written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
-// parallel launch.
+// The C++ function `ps_kernel_body` implementing one PrimFunc (codegen_source.cc): the ABI's
+// kernel signature with the kernel's name as a first parameter `ps_kernel` (for its messages),
+// so that kernels differing only in name have the same text. `name` appears in codegen errors
+// only. With `optimize_loops` false (and always with `check_bounds`) every loop runs serially in
+// the written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
+// parallel launch. `cost` (when set) receives an estimate of the compile time: the lines, each
+// counted as often as the loops the compiler unrolls copy it.
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops);
+                       bool optimize_loops, int64_t* cost = nullptr);
+
+// ---- Translation units (codegen_module.cc).
+
+// One PrimFunc's kernel: its name and its `ps_kernel_body` text.
+struct KernelUnit {
+  std::string name;
+  std::string body;
+  int64_t cost = 0;  // EmitKernel's compile cost estimate
+};
+// The kernels of `mod`'s PrimFuncs sorted by name. Throws CodegenError for a name that cannot
+// be a symbol and for a construct codegen does not support.
+std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
+                                            bool optimize_loops);
+// What every kernel source holds first: the ABI text and the prelude.
+std::string KernelSourceHeader();
+
+// A kernel body in a translation unit, and the symbol it is called by.
+struct UnitKernel {
+  const std::string* body;
+  std::string symbol;
+};
+// A translation unit of kernel bodies: a comment, KernelSourceHeader(), and per kernel its body
+// (in namespace `symbol`_n) and `symbol`(name, args, num_args, error, error_size) with C linkage,
+// weak and hidden, running the body; then `set_launch_symbol`(launch), which sets the unit's
+// parallel launch. `first_lines` (when set) receives the line each body starts on.
+std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
+                             const std::string& set_launch_symbol, bool check_bounds,
+                             std::vector<int>* first_lines);
+
+// The library's own unit, linked with the units' objects: the ABI text, the kernels' exported
+// entry points (kernel `name` calls `symbol`("name", ...)), their names, the ABI version, and
+// the parallel launch handed to every unit's `set_launch_symbols`.
+struct KernelExport {
+  std::string name;
+  std::string symbol;
+};
+std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
+                              const std::vector<std::string>& set_launch_symbols);
 
 // A TIR intrinsic call as a C++ expression, given its arguments' C++ expressions
 // (codegen_intrinsics.cc). Throws CodegenError naming `kernel` for an unsupported call.

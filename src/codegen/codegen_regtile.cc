@@ -68,6 +68,11 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
     if (constant) Line("PS_UNROLL");  // unrolled, GCC vectorizes the straight-line lanes
     Line("for (int64_t " + c + " = 0; " + c + " < " + cb + "; ++" + c + ") {");
     ++indent_;
+    // GCC unrolls at most 16 iterations of each loop (PS_UNROLL).
+    const int64_t saved_unroll = unroll_;
+    if (constant) {
+      unroll_ *= std::min<int64_t>(plan.reg_rows, 16) * std::min<int64_t>(plan.reg_cols, 16);
+    }
     const std::string rv = Fresh(plan.loops[row]->loop_var()->name());
     const std::string cv = Fresh(plan.loops[col]->loop_var()->name());
     Line("[[maybe_unused]] const " + nm.lt[row] + " " + rv + " = static_cast<" + nm.lt[row] + ">(" +
@@ -84,6 +89,7 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
       if (bound) BindVar(block.iter_vars()[i].var, Expr(value));
     }
     body(acc + "[" + r + "][" + c + "]");
+    unroll_ = saved_unroll;
     for (const ir::IterVar& iv : block.iter_vars()) vars_.erase(iv.var.get());
     --indent_;
     Line("}");

@@ -17,11 +17,10 @@ using ir::PrimExpr;
 
 std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
   func_ = &func;
-  out_ << "extern \"C\" int32_t pipesplit_kernel_" << kernel_
-       << "(const PipesplitKernelArg* args, int32_t num_args, char* error,\n"
-       << "    int64_t error_size) {\n";
+  out_ << "int32_t ps_kernel_body([[maybe_unused]] const char* ps_kernel,\n"
+       << "    const PipesplitKernelArg* args, int32_t num_args, char* error, int64_t error_size) "
+          "{\n";
   indent_ = 1;
-  Line("[[maybe_unused]] static const char* const ps_kernel = " + Quote(kernel_) + ";");
   Line("try {");
   ++indent_;
   EmitParams(func);
@@ -427,8 +426,11 @@ void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {
   Line("}");
 }
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops) {
-  return KernelEmitter(name, check_bounds, optimize_loops).Emit(func);
+                       bool optimize_loops, int64_t* cost) {
+  KernelEmitter emitter(name, check_bounds, optimize_loops);
+  std::string text = emitter.Emit(func);
+  if (cost != nullptr) *cost = emitter.cost();
+  return text;
 }
 
 }  // namespace pipesplit::codegen

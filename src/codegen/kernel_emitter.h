@@ -26,6 +26,7 @@ class KernelEmitter {
         optimize_(optimize_loops && !check_bounds) {}
 
   std::string Emit(const ir::PrimFuncNode& func);
+  int64_t cost() const { return cost_; }
 
  private:
   struct BufferInfo {
@@ -41,6 +42,7 @@ class KernelEmitter {
   void Line(const std::string& text) {
     for (int i = 0; i < indent_; ++i) out_ << "  ";
     out_ << text << "\n";
+    cost_ += unroll_;
   }
 
   std::string Fresh(const std::string& hint) {
@@ -152,6 +154,10 @@ class KernelEmitter {
   std::ostringstream out_;
   int indent_ = 0;
   int counter_ = 0;
+  // The compile cost estimate (EmitKernel): lines, each counted as often as the unrolled loops
+  // around it copy it.
+  int64_t cost_ = 0;
+  int64_t unroll_ = 1;
   std::unordered_map<const ir::TirVarNode*, std::string> vars_;
   std::unordered_map<const ir::BufferNode*, BufferInfo> buffers_;
   std::unordered_map<const ir::TirVarNode*, std::string> allocations_;

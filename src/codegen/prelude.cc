@@ -43,11 +43,16 @@ namespace {
 // ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
 // With F16C (-march=native on a CPU that has it) the conversions of numbers are one
 // instruction each, rounding to nearest even like the portable code; NaNs take the portable
-// code (the instructions would give other NaN bits: quieted, payload kept).
-inline uint16_t ps_f2h(float f) {
-#if defined(__F16C__)
-  if (f == f) return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+// code (the instructions would give other NaN bits: quieted, payload kept). There the portable
+// code is a cold call, so that an unrolled tile of conversions stays straight-line code (a
+// fraction of the compile time).
+// (Predefining PS_F16_PORTABLE as inline gives the code inlined everywhere, as before.)
+#if !defined(PS_F16_PORTABLE) && defined(__F16C__)
+#define PS_F16_PORTABLE __attribute__((noinline, cold))
+#elif !defined(PS_F16_PORTABLE)
+#define PS_F16_PORTABLE inline
 #endif
+PS_F16_PORTABLE uint16_t ps_f2h_portable(float f) {
   uint32_t x;
   std::memcpy(&x, &f, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
@@ -72,10 +77,7 @@ inline uint16_t ps_f2h(float f) {
   return static_cast<uint16_t>(sign | h);
 }
 
-inline float ps_h2f(uint16_t h) {
-#if defined(__F16C__)
-  if ((h & 0x7c00u) != 0x7c00u) return _cvtsh_ss(h);
-#endif
+PS_F16_PORTABLE float ps_h2f_portable(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   uint32_t exp = (h >> 10) & 0x1fu;
   uint32_t m = h & 0x3ffu;
@@ -92,6 +94,20 @@ inline float ps_h2f(uint16_t h) {
   float out;
   std::memcpy(&out, &x, 4);
   return out;
+}
+
+inline uint16_t ps_f2h(float f) {
+#if defined(__F16C__)
+  if (f == f) return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+#endif
+  return ps_f2h_portable(f);
+}
+
+inline float ps_h2f(uint16_t h) {
+#if defined(__F16C__)
+  if ((h & 0x7c00u) != 0x7c00u) return _cvtsh_ss(h);
+#endif
+  return ps_h2f_portable(h);
 }
 
 inline uint16_t ps_f2bf(float f) {

@@ -241,7 +241,10 @@ void Lowerer::LowerModuleClass(const PyStmt* cls) {
       if (pyfunc && !py_module) {
         Error(span, "@I.pyfunc is only allowed in a class that inherits from BasePyModule");
       }
-      ir::StructInfo sinfo = ir::Make<ir::FuncSInfoNode>(std::nullopt, ir::ObjectSInfo(), false);
+      // TVM declares a PrimFunc by its signature: without a return annotation it returns
+      // nothing (R.Tuple()), so a direct call to it may stand as a statement.
+      ir::StructInfo ret = !pyfunc && s->returns == nullptr ? ir::VoidSInfo() : ir::ObjectSInfo();
+      ir::StructInfo sinfo = ir::Make<ir::FuncSInfoNode>(std::nullopt, ret, false);
       if (globals_.count(std::string(s->name))) {
         Error(span, "duplicate module member '" + std::string(s->name) + "'");
       }

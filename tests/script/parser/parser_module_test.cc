@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/script/printer.h"
 #include "src/script/parser_lower.h"
 #include "tests/script/parser/parser_test_util.h"
 
@@ -305,6 +306,51 @@ class Module:
   EXPECT_EQ(Pos(body->blocks()[0]->span()), "5:9");
   EXPECT_FALSE(body->blocks()[1]->is_dataflow());
   EXPECT_EQ(SpanText(body->blocks()[1]->span()), "y = R.multiply(lv, lv)\n        z = R.add(y, y)");
+}
+
+// TVM declares a PrimFunc without a return annotation as returning R.Tuple(): a direct call to
+// it is void, may stand as a statement and prints as one (it printed, then failed to re-parse).
+TEST(ParserModule, ADirectCallToAVoidPrimFuncIsAStatement) {
+  constexpr const char* kText = R"(# from tvm.script import ir as I
+# from tvm.script import tir as T
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def fill(A: T.Buffer((T.int64(2),), "float32")):
+        T.evaluate(0)
+
+    @T.prim_func
+    def get() -> T.int32:
+        T.evaluate(0)
+
+    @R.function
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        R.func_attr({"relax.force_pure": True})
+        cls = Module
+        _1: R.Tuple = cls.fill(x)
+        cls.fill(x)
+        return x
+)";
+  ir::IRModule mod = Parse(kText);
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("        cls.fill(x)\n        cls.fill(x)\n"), std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(Parse(printed)), printed);
+  // A PrimFunc with a return annotation keeps an opaque result, which must be bound.
+  std::string bad = kText;
+  bad.replace(bad.find("        cls.fill(x)\n"), 20, "        cls.get()\n");
+  try {
+    Parse(bad);
+    FAIL() << "expected a diagnostic";
+  } catch (const DiagnosticError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "error: a non-void expression of struct info R.Object must be bound to a variable"),
+        std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace
