@@ -51,9 +51,9 @@ struct UnitKernel {
   std::string symbol;
 };
 // A translation unit of kernel bodies: a comment, KernelSourceHeader(), and per kernel its body
-// (in namespace `symbol`_n) and `symbol`(name, args, num_args, error, error_size) with C linkage,
-// weak and hidden, running the body; then `set_launch_symbol`(launch), which sets the unit's
-// parallel launch. `first_lines` (when set) receives the line each body starts on.
+// (in a unit-local namespace `symbol`_n) and `symbol`(name, args, num_args, error, error_size) with
+// C linkage, weak and hidden, running the body; then `set_launch_symbol`(launch), which sets the
+// unit's parallel launch. `first_lines` (when set) receives the line each body starts on.
 std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
                              const std::string& set_launch_symbol, bool check_bounds,
                              std::vector<int>* first_lines);

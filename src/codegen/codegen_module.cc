@@ -87,14 +87,15 @@ std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
   auto line_of_end = [&text] {
     return static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
   };
-  // Weak: two units compiled at once by two builds may both hold a body; either serves.
+  // Bodies are local to the unit, their entry points weak: two units compiled at once by two
+  // builds may both hold a body, and either serves.
   const std::string entry = "extern \"C\" __attribute__((weak, visibility(\"hidden\"))) ";
   for (const UnitKernel& k : kernels) {
-    text += "namespace " + k.symbol + "_n {\n\n";
+    text += "namespace {\nnamespace " + k.symbol + "_n {\n\n";
     if (first_lines != nullptr) first_lines->push_back(line_of_end());
-    text += *k.body + "\n}  // namespace " + k.symbol + "_n\n\n" + entry + "int32_t " + k.symbol +
-            "(const char* name, " + kKernelParams + ") {\n  return " + k.symbol +
-            "_n::ps_kernel_body(name, " + kKernelArgs + ");\n}\n\n";
+    text += *k.body + "\n}  // namespace " + k.symbol + "_n\n}  // namespace\n\n" + entry +
+            "int32_t " + k.symbol + "(const char* name, " + kKernelParams + ") {\n  return " +
+            k.symbol + "_n::ps_kernel_body(name, " + kKernelArgs + ");\n}\n\n";
   }
   text += "extern \"C\" __attribute__((visibility(\"hidden\"))) void " + set_launch_symbol +
           "(PipesplitParallelLaunchFn f) {\n"

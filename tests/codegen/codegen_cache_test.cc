@@ -124,6 +124,50 @@ TEST(CodegenCache, AChangedKernelIsTheOnlyOneCompiledAgain) {
   fs::remove_all(dir);
 }
 
+// Two builds at once may each compile a body into a unit of its own; a library that links both
+// units takes one of the two copies (they were a duplicate symbol).
+TEST(CodegenCache, ABodyInTwoUnitsIsLinkedOnce) {
+  const std::string dir = testing::FreshDir("two_units");
+  BuildOptions options;
+  options.cache_dir = dir + "/cache";
+  options.jobs = 1;
+  const std::string header = testing::kHeader;
+  BuildResult first =
+      Build(script::ParseModule(header + ScaleKernel("k1", "2") + ScaleKernel("k2", "3"), "a.py"),
+            options);
+  EXPECT_EQ(first.compiled, 2);
+  // k2's index is lost, as when another build's unit holds it: the next build compiles k2 again,
+  // in a unit with k3. k2's index is the one that a build of k2 and k3 elsewhere also writes.
+  ir::IRModule k2_k3 =
+      script::ParseModule(header + ScaleKernel("k2", "3") + ScaleKernel("k3", "4"), "b.py");
+  BuildOptions probe = options;
+  probe.cache_dir = dir + "/probe";
+  Build(k2_k3, probe);
+  int removed = 0;
+  for (const auto& entry : fs::directory_iterator(options.cache_dir)) {
+    if (entry.path().extension() == ".unit" &&
+        fs::exists(fs::path(probe.cache_dir) / entry.path().filename())) {
+      fs::remove(entry.path());
+      ++removed;
+    }
+  }
+  ASSERT_EQ(removed, 1);
+  BuildResult second = Build(k2_k3, options);
+  EXPECT_EQ(second.compiled, 2);
+  // All three kernels: k1 from the first unit, k2 and k3 from the second; the first unit holds
+  // k2 too.
+  BuildResult all = Build(script::ParseModule(header + ScaleKernel("k1", "2") +
+                                                  ScaleKernel("k2", "3") + ScaleKernel("k3", "4"),
+                                              "c.py"),
+                          options);
+  EXPECT_EQ(all.compiled, 0);
+  testing::KernelLibrary library(all.library);
+  EXPECT_EQ(Scale(library, "k1"), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(Scale(library, "k2"), (std::vector<float>{3, 6, 9, 12}));
+  EXPECT_EQ(Scale(library, "k3"), (std::vector<float>{4, 8, 12, 16}));
+  fs::remove_all(dir);
+}
+
 TEST(CodegenCache, KernelsThatDifferOnlyInNameShareOneEntry) {
   const std::string dir = testing::FreshDir("shared_body");
   BuildOptions options;
