@@ -72,13 +72,10 @@ std::vector<Unit> PlanUnits(const std::vector<Entry>& entries, std::vector<size_
   const size_t count = std::min<size_t>(missing.size(), std::max(jobs, 1));
   std::vector<Unit> units(count);
   for (size_t e : missing) {
-    Unit* cheapest = &units[0];
-    for (Unit& u : units) {
-      if (u.entries.empty() || u.cost < cheapest->cost) {
-        cheapest = &u;
-        if (u.entries.empty()) break;
-      }
-    }
+    // An empty unit costs kUnitCost, less than any unit holding a kernel (a kernel costs at
+    // least its lines), so every unit gets a kernel before any gets a second.
+    auto cheapest = std::min_element(units.begin(), units.end(),
+                                     [](const Unit& a, const Unit& b) { return a.cost < b.cost; });
     cheapest->entries.push_back(e);
     cheapest->cost += entries[e].cost;
   }
