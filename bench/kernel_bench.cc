@@ -224,6 +224,34 @@ void SetGflops(benchmark::State& state) {
                                                 benchmark::Counter::kIsRate);
 }
 
+// Runs the matmul kernel of `library` on square matrices `a` and `b` of float32 or float16 (bits)
+// elements on `threads` threads, and reports GFLOPS.
+template <class T>
+void RunMatmul(benchmark::State& state, const runtime::KernelLibrary& library, std::vector<T> a,
+               std::vector<T> b, int threads) {
+  const int threads_before = runtime::GetNumThreads();
+  runtime::SetNumThreads(threads);
+  std::vector<T> c(kN * kN);
+  const std::vector<int64_t> shape = {kN, kN};
+  auto arg = [&](std::vector<T>& data) {
+    PipesplitKernelArg x{};
+    x.data = data.data();
+    x.shape = shape.data();
+    x.ndim = 2;
+    x.dtype_code = 2;
+    x.dtype_bits = static_cast<uint8_t>(sizeof(T) * 8);
+    x.lanes = 1;
+    return x;
+  };
+  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
+  for (auto _ : state) {
+    library.Call("matmul", std::span<const PipesplitKernelArg>(args));
+    benchmark::DoNotOptimize(c.data());
+  }
+  runtime::SetNumThreads(threads_before);
+  SetGflops(state);
+}
+
 // The LegalizeOps matmul kernel; arg 0: loop optimizations (0 off, 1 on), arg 1: threads.
 void BM_MatmulKernel512(benchmark::State& state) {
   static const ir::IRModule mod = script::ParseModule(MatmulModule(), "matmul.py");
@@ -232,27 +260,7 @@ void BM_MatmulKernel512(benchmark::State& state) {
   options.optimize_loops = state.range(0) == 1;
   auto library = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, options));
   fs::remove_all(options.cache_dir);  // the library stays mapped
-  const int threads_before = runtime::GetNumThreads();
-  runtime::SetNumThreads(static_cast<int>(state.range(1)));
-  std::vector<float> a = RandomMatrix(1), b = RandomMatrix(2), c(kN * kN);
-  const std::vector<int64_t> shape = {kN, kN};
-  auto arg = [&](std::vector<float>& data) {
-    PipesplitKernelArg x{};
-    x.data = data.data();
-    x.shape = shape.data();
-    x.ndim = 2;
-    x.dtype_code = 2;
-    x.dtype_bits = 32;
-    x.lanes = 1;
-    return x;
-  };
-  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
-  for (auto _ : state) {
-    library->Call("matmul", std::span<const PipesplitKernelArg>(args));
-    benchmark::DoNotOptimize(c.data());
-  }
-  runtime::SetNumThreads(threads_before);
-  SetGflops(state);
+  RunMatmul(state, *library, RandomMatrix(1), RandomMatrix(2), static_cast<int>(state.range(1)));
   state.SetLabel(std::string(options.optimize_loops ? "optimized" : "written order") + ", " +
                  std::to_string(state.range(1)) + " thread(s)");
 }
@@ -270,32 +278,12 @@ void BM_MatmulKernel512Half(benchmark::State& state) {
   options.cache_dir = BenchDir("matmul_f16");
   auto library = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, options));
   fs::remove_all(options.cache_dir);
-  const int threads_before = runtime::GetNumThreads();
-  runtime::SetNumThreads(1);
   auto half = [](const std::vector<float>& m) {
     std::vector<uint16_t> h(m.size());
     for (size_t i = 0; i < m.size(); ++i) h[i] = runtime::FloatToHalfBits(m[i]);
     return h;
   };
-  std::vector<uint16_t> a = half(RandomMatrix(1)), b = half(RandomMatrix(2)), c(kN * kN);
-  const std::vector<int64_t> shape = {kN, kN};
-  auto arg = [&](std::vector<uint16_t>& data) {
-    PipesplitKernelArg x{};
-    x.data = data.data();
-    x.shape = shape.data();
-    x.ndim = 2;
-    x.dtype_code = 2;
-    x.dtype_bits = 16;
-    x.lanes = 1;
-    return x;
-  };
-  std::vector<PipesplitKernelArg> args = {arg(a), arg(b), arg(c)};
-  for (auto _ : state) {
-    library->Call("matmul", std::span<const PipesplitKernelArg>(args));
-    benchmark::DoNotOptimize(c.data());
-  }
-  runtime::SetNumThreads(threads_before);
-  SetGflops(state);
+  RunMatmul(state, *library, half(RandomMatrix(1)), half(RandomMatrix(2)), 1);
   state.SetLabel("float16, optimized, 1 thread");
 }
 BENCHMARK(BM_MatmulKernel512Half)->Unit(benchmark::kMillisecond)->UseRealTime();

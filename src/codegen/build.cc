@@ -61,24 +61,21 @@ struct Unit {
   std::string stem;  // path without extension of its .cc, .o and .log
 };
 
-// The missing entries cut into translation units for `jobs` processes. Each unit's header and
-// process cost is paid once for all its kernels, so units are few: one with one process, else
-// twice as many as processes, filled largest kernel first into the cheapest unit so far
-// (a kernel that costs more than a share gets a unit of its own).
+// The missing entries cut into translation units for `jobs` processes. Each unit pays the
+// standard headers, the prelude and a process once for all its kernels, so there are as many
+// units as processes (fewer kernels: one each), filled costliest kernel first into the cheapest
+// unit so far.
 std::vector<Unit> PlanUnits(const std::vector<Entry>& entries, std::vector<size_t> missing,
                             int jobs) {
   std::stable_sort(missing.begin(), missing.end(),
                    [&](size_t a, size_t b) { return entries[a].cost > entries[b].cost; });
-  const size_t count = std::min<size_t>(missing.size(), jobs <= 1 ? 1 : 2 * jobs);
+  const size_t count = std::min<size_t>(missing.size(), std::max(jobs, 1));
   std::vector<Unit> units(count);
   for (size_t e : missing) {
-    Unit* cheapest = &units[0];
-    for (Unit& u : units) {
-      if (u.entries.empty() || u.cost < cheapest->cost) {
-        cheapest = &u;
-        if (u.entries.empty()) break;
-      }
-    }
+    // An empty unit costs kUnitCost, less than any unit holding a kernel (a kernel costs at
+    // least its lines), so every unit gets a kernel before any gets a second.
+    auto cheapest = std::min_element(units.begin(), units.end(),
+                                     [](const Unit& a, const Unit& b) { return a.cost < b.cost; });
     cheapest->entries.push_back(e);
     cheapest->cost += entries[e].cost;
   }

@@ -69,10 +69,9 @@ std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool opti
 //    hold the kernel's name), the compiler, the flags, the host CPU and the ABI version; kernels
 //    with the same body share it. An entry's index file names the object that holds it;
 // 2. the bodies not in the cache are compiled with `<compiler> -std=c++17 -O2 -march=native
-//    -fPIC -ffp-contract=off -fno-fast-math -c` on `jobs` processes at once, in translation
-//    units of one or more bodies (one unit with one process, else twice as many units as
-//    processes, balanced by EmitKernel's cost estimate, costliest first; a change to one kernel
-//    compiles that kernel alone), each object written to a temp file and renamed atomically;
+//    -fPIC -ffp-contract=off -fno-fast-math -c` on `jobs` processes at once, in as many
+//    translation units (balanced by EmitKernel's cost estimate; a change to one kernel compiles
+//    that kernel alone), each object written to a temp file and renamed atomically;
 // 3. the library (keyed by the kernels' names and objects) is linked from the objects with a
 //    small unit of its own exports, unless the cache has it.
 // Throws CodegenError when the compiler is missing, a compilation fails (the message names the
