@@ -267,10 +267,11 @@ ir::Var Lowerer::EmitBinding(std::string_view name, Span name_span, const Value&
     }
   }
   ir::Var var = EmitVar(name, name_span, expr, expr->struct_info(), nullptr, stmt_span);
-  const auto* fields = ir::As<ir::TupleSInfoNode>(expr->struct_info());
-  if (ir::Is<ir::CallNode>(expr) && fields != nullptr && fields->fields().empty()) {
-    // A call that returns nothing stays a statement, and its name stands for R.tuple(), as
-    // TVM's parser has it (`y = R.print(...)` then `return y` prints `return R.tuple()`).
+  const auto* fields = ir::As<ir::TupleSInfoNode>(var->struct_info());
+  if (!var->is_dataflow() && fields != nullptr && fields->fields().empty()) {
+    // A binding of nothing stays a statement, and its name stands for R.tuple(): TVM's
+    // normalizer replaces every use of a void non-dataflow var by an empty tuple
+    // (`y = R.print(...)` or `y: R.Tuple = R.tuple()`, then `return y` prints `return R.tuple()`).
     Value unit;
     unit.kind = Value::Kind::kExpr;
     unit.expr = NormalizeValue(ir::Make<ir::TupleNode>(std::vector<ir::Expr>{}));

@@ -362,6 +362,35 @@ class Module:
   EXPECT_EQ(script::PrintModule(Parse(printed)), printed);
 }
 
+// The same for any void non-dataflow binding, as TVM's normalizer has it: `gv: R.Tuple =
+// R.tuple()` then `return gv` printed `gv: R.Tuple` with no value (found by the fuzz replays of
+// the 2026 TIR corpus, lazy_transform_params). Its uses as arguments become R.tuple() too.
+TEST(ParserFunction, AVoidBindingOfAnyValueStandsForTheEmptyTuple) {
+  const char* text = R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def f(x: R.Tensor((2,), "float32")):
+        a: R.Tuple = R.vm.kill_object(x)
+        b: R.Object = R.call_packed("g", a, sinfo_args=(R.Object,))
+        gv: R.Tuple = R.tuple()
+        return gv
+)";
+  ir::IRModule mod = Parse(text);
+  const ir::SeqExprNode& body = Body(GetFunction(mod, "f"));
+  const auto* result = ir::As<ir::TupleNode>(body.body());
+  ASSERT_NE(result, nullptr);
+  EXPECT_TRUE(result->fields().empty());
+  std::string printed = script::PrintModule(mod);
+  EXPECT_NE(printed.find("        R.vm.kill_object(x)\n"
+                         "        b: R.Object = R.call_packed(\"g\", R.tuple(), "
+                         "sinfo_args=(R.Object,))\n"
+                         "        R.tuple()\n"
+                         "        return R.tuple()\n"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(script::PrintModule(Parse(printed)), printed);
+}
+
 TEST(ParserFunction, LayoutCommentsContinuationsAndTrailingCommas) {
   ir::IRModule mod = Parse(R"(@I.ir_module
 class Module:
