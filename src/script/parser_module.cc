@@ -257,7 +257,14 @@ void Lowerer::LowerModuleClass(const PyStmt* cls) {
   for (const PyStmt* s : cls->body) {
     if (s->kind == PyStmtKind::kFunctionDef) {
       ir::Function func = LowerFunction(s, /*nested=*/false);
-      module_.Add(globals_.at(std::string(s->name)), func);
+      ir::GlobalVar& gvar = globals_.at(std::string(s->name));
+      if (s->returns == nullptr && !ir::StructInfoEqual(gvar->struct_info(), func->struct_info(),
+                                                        ir::DimEquality::kDeep)) {
+        // TVM refines the declared R.Object return once the body is parsed, so a reference
+        // made after this point carries the function's own signature.
+        gvar = ir::Make<ir::GlobalVarNode>(gvar->name_hint(), func->struct_info(), gvar->span());
+      }
+      module_.Add(gvar, func);
     } else if (s->kind == PyStmtKind::kOpaqueDef) {
       bool pyfunc = false;
       for (const PyExpr* d : s->decorators) pyfunc |= IsPyFuncDecorator(d);

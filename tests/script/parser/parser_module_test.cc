@@ -353,5 +353,42 @@ class Module:
   }
 }
 
+// TVM refines an unannotated Relax function's declared R.Object return once its body is parsed
+// (the GlobalVar takes the function's type), so a later reference carries the real signature.
+// It kept R.Object, and the printed `-> R.Tuple` made the re-parsed module differ.
+TEST(ParserModule, AnUnannotatedFunctionIsReferencedWithItsParsedSignature) {
+  constexpr const char* kText = R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def capture(x: R.Tensor((2,), dtype="float32")):
+        R.print(format="")
+        return R.tuple()
+
+    @R.function(pure=False)
+    def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        cls = Module
+        r: R.Object = R.call_packed("run", (cls.capture, (x,)), sinfo_args=(R.Object,))
+        return x
+)";
+  ir::IRModule mod = Parse(kText);
+  const auto* main = ir::As<ir::FunctionNode>(mod.Lookup("main"));
+  ASSERT_NE(main, nullptr);
+  const auto* seq = ir::As<ir::SeqExprNode>(main->body());
+  const auto* call = ir::As<ir::CallNode>(seq->blocks()[0]->bindings()[0]->value());
+  const ir::TupleNode* tuple = nullptr;
+  for (const ir::Expr& arg : call->args()) {
+    if (tuple == nullptr) tuple = ir::As<ir::TupleNode>(arg);
+  }
+  ASSERT_NE(tuple, nullptr);
+  const auto* ref = ir::As<ir::FuncSInfoNode>(tuple->fields()[0]->struct_info());
+  ASSERT_NE(ref, nullptr);
+  EXPECT_NE(ir::As<ir::TupleSInfoNode>(ref->ret()), nullptr);
+  const std::string printed = PrintModule(mod);
+  EXPECT_NE(printed.find("def capture(x: R.Tensor((2,), dtype=\"float32\")) -> R.Tuple:"),
+            std::string::npos)
+      << printed;
+  EXPECT_EQ(PrintModule(Parse(printed)), printed);
+}
+
 }  // namespace
 }  // namespace pipesplit::script
