@@ -62,13 +62,15 @@ bool Comparer::ConstantEq(const Expr& l, const Expr& r) {
       Step step(this, ".dtype");
       return Fail(a.dtype().ToString(), b.dtype().ToString());
     }
-    bool same = a.scalar().index() == b.scalar().index();
-    if (same) {
-      if (const auto* x = std::get_if<double>(&a.scalar())) {
-        same = FloatEqual(*x, std::get<double>(b.scalar()));
-      } else {
-        same = a.scalar() == b.scalar();
-      }
+    auto scalar_eq = [](const ConstantNode::Scalar& x, const ConstantNode::Scalar& y) {
+      if (x.index() != y.index()) return false;
+      if (const auto* f = std::get_if<double>(&x)) return FloatEqual(*f, std::get<double>(y));
+      return x == y;
+    };
+    bool same = a.is_tensor() == b.is_tensor() && a.shape() == b.shape() &&
+                scalar_eq(a.scalar(), b.scalar());
+    for (size_t i = 0; same && i < a.elements().size(); ++i) {
+      same = scalar_eq(a.elements()[i], b.elements()[i]);
     }
     if (!same) {
       Step step(this, ".value");

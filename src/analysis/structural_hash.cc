@@ -317,10 +317,18 @@ class Hasher {
         Add(static_cast<uint64_t>(n.metadata_index()));
         if (!n.is_metadata()) {
           Add(HashDType(n.dtype()));
-          Add(n.scalar().index());
-          if (const auto* i = std::get_if<int64_t>(&n.scalar())) Add(static_cast<uint64_t>(*i));
-          if (const auto* d = std::get_if<double>(&n.scalar())) Add(HashDouble(*d));
-          if (const auto* b = std::get_if<bool>(&n.scalar())) Add(*b);
+          auto scalar = [&](const ConstantNode::Scalar& v) {
+            Add(v.index());
+            if (const auto* i = std::get_if<int64_t>(&v)) Add(static_cast<uint64_t>(*i));
+            if (const auto* d = std::get_if<double>(&v)) Add(HashDouble(*d));
+            if (const auto* b = std::get_if<bool>(&v)) Add(*b);
+          };
+          scalar(n.scalar());
+          if (n.is_tensor()) {
+            Add(n.shape().size());
+            for (int64_t d : n.shape()) Add(static_cast<uint64_t>(d));
+            for (const ConstantNode::Scalar& v : n.elements()) scalar(v);
+          }
         }
         return ExprSInfo(e);
       }

@@ -1,9 +1,60 @@
 #include "pipesplit/ir/expr.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
 #include "pipesplit/ir/op.h"
 #include "pipesplit/support/check.h"
 
 namespace pipesplit::ir {
+namespace {
+
+StructInfo LiteralSInfo(const std::vector<int64_t>& shape, DataType dtype) {
+  std::vector<PrimExpr> dims;
+  dims.reserve(shape.size());
+  for (int64_t d : shape) dims.push_back(IntImm(d, DataType::Int(64)));
+  return TensorSInfo(std::move(dims), dtype);
+}
+
+ConstantNode::Scalar Rounded(ConstantNode::Scalar value, DataType dtype) {
+  if (const double* d = std::get_if<double>(&value)) return RoundToDType(*d, dtype);
+  return value;
+}
+
+std::vector<ConstantNode::Scalar> Rounded(std::vector<ConstantNode::Scalar> values,
+                                          DataType dtype) {
+  for (ConstantNode::Scalar& v : values) v = Rounded(v, dtype);
+  return values;
+}
+
+}  // namespace
+
+double RoundToDType(double value, DataType dtype) {
+  if (!dtype.is_float() || !std::isfinite(value) || value == 0) return value;
+  if (dtype == DataType::Float(32)) {
+    return static_cast<double>(static_cast<float>(value));
+  }
+  // Significant bits, smallest exponent of a subnormal step, largest finite value.
+  int bits = 0;
+  int min_step_exp = 0;
+  double max_finite = 0;
+  if (dtype == DataType::Float(16)) {
+    bits = 11, min_step_exp = -24, max_finite = 65504.0;
+  } else if (dtype == DataType::BFloat16()) {
+    bits = 8, min_step_exp = -133, max_finite = 3.3895313892515355e38;
+  } else {
+    return value;
+  }
+  int exp = 0;
+  std::frexp(value, &exp);  // value = m * 2^exp, 0.5 <= |m| < 1
+  const double step = std::ldexp(1.0, std::max(exp - bits, min_step_exp));
+  const double rounded = std::nearbyint(value / step) * step;
+  if (std::fabs(rounded) > max_finite) {
+    return std::copysign(std::numeric_limits<double>::infinity(), value);
+  }
+  return rounded;
+}
 
 void SetStructInfoOnce(const ExprNode& node, StructInfo sinfo) {
   PS_CHECK(node.struct_info_ == nullptr) << "struct info set twice";
@@ -12,7 +63,22 @@ void SetStructInfoOnce(const ExprNode& node, StructInfo sinfo) {
 }
 
 ConstantNode::ConstantNode(Scalar value, DataType dtype, Span span)
-    : ExprNode(NodeKind::kConstant, TensorSInfo({}, dtype), span), scalar_(value), dtype_(dtype) {}
+    : ExprNode(NodeKind::kConstant, TensorSInfo({}, dtype), span),
+      scalar_(Rounded(value, dtype)),
+      dtype_(dtype) {}
+
+ConstantNode::ConstantNode(std::vector<Scalar> elements, std::vector<int64_t> shape, DataType dtype,
+                           Span span)
+    : ExprNode(NodeKind::kConstant, LiteralSInfo(shape, dtype), span),
+      elements_(Rounded(std::move(elements), dtype)),
+      shape_(std::move(shape)),
+      dtype_(dtype) {
+  int64_t numel = 1;
+  for (int64_t d : shape_) numel *= d;
+  PS_CHECK(!shape_.empty() && numel == static_cast<int64_t>(elements_.size()))
+      << elements_.size() << " elements for a tensor literal of rank " << shape_.size();
+  if (!elements_.empty()) scalar_ = elements_.front();
+}
 
 ShapeExprNode::ShapeExprNode(std::vector<PrimExpr> values, Span span)
     : ExprNode(NodeKind::kShapeExpr, Make<ShapeSInfoNode>(values), span),

@@ -282,6 +282,18 @@ Value Interpreter::Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame) {
                            "supply it as tensor 'relax.expr.Constant." +
                            index + "' of a --metadata file");
       }
+      if (c->is_tensor()) {
+        Shape shape = c->shape();
+        std::vector<int64_t> ints;
+        std::vector<double> doubles;
+        for (const ir::ConstantNode::Scalar& e : c->elements()) {
+          if (const int64_t* i = std::get_if<int64_t>(&e)) ints.push_back(*i);
+          doubles.push_back(std::visit([](auto v) { return static_cast<double>(v); }, e));
+        }
+        // Integers exactly when every element is one (int64 beyond 2^53).
+        if (ints.size() == doubles.size()) return Tensor(MakeIntTensor(c->dtype(), shape, ints));
+        return Tensor(MakeTensor(c->dtype(), shape, doubles));
+      }
       double value = std::visit([](auto v) { return static_cast<double>(v); }, c->scalar());
       if (const int64_t* i = std::get_if<int64_t>(&c->scalar())) {
         return Tensor(MakeIntTensor(c->dtype(), {}, {*i}));

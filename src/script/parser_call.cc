@@ -163,49 +163,24 @@ Value Lowerer::EvalRelaxBuiltin(const std::string& name, const PyExpr* call) {
   if (name == "const") {
     auto args = BindArgs(call, display, {"value", "dtype"});
     if (args[0] == nullptr) Error(call, "R.const needs a value");
-    Value value = Eval(args[0]);
     DataType dtype;
     bool has_dtype = args[1] != nullptr && args[1]->kind != PyExprKind::kNone;
     if (has_dtype) dtype = ToDType(Eval(args[1]), args[1]);
-    ir::ConstantNode::Scalar scalar;
-    switch (value.kind) {
-      case Value::Kind::kInt:
-        if (!has_dtype) dtype = DataType::Int(32);
-        if (dtype.is_float()) {
-          scalar = static_cast<double>(value.i);
-        } else if (dtype.is_bool()) {
-          scalar = value.i != 0;
-        } else {
-          MakeIntImm(value.i, dtype, args[0]);  // range check
-          scalar = value.i;
-        }
-        break;
-      case Value::Kind::kFloat:
-        if (!has_dtype) dtype = DataType::Float(32);
-        if (dtype.is_float()) {
-          scalar = value.f;
-        } else if (dtype.is_bool()) {
-          scalar = value.f != 0;
-        } else {
-          scalar = static_cast<int64_t>(value.f);
-        }
-        break;
-      case Value::Kind::kBool:
-        if (!has_dtype) dtype = DataType::Bool();
-        if (dtype.is_float()) {
-          scalar = value.b ? 1.0 : 0.0;
-        } else if (dtype.is_bool()) {
-          scalar = value.b;
-        } else {
-          scalar = static_cast<int64_t>(value.b);
-        }
-        break;
-      default:
-        Error(args[0],
-              std::string("R.const supports scalar values only, not ") + ValueKindName(value.kind));
+    if (has_dtype && (dtype.is_void() || dtype.lanes() != 1)) {
+      Error(args[1], "invalid dtype for R.const");
     }
-    if (dtype.is_void() || dtype.lanes() != 1) Error(args[1], "invalid dtype for R.const");
-    v.expr = ir::Make<ir::ConstantNode>(scalar, dtype, span);
+    Value value = Eval(args[0]);
+    if (value.kind == Value::Kind::kList || value.kind == Value::Kind::kTuple) {
+      v.expr = ConstTensor(value, args[0], has_dtype ? &dtype : nullptr, span);
+      return v;
+    }
+    if (value.kind != Value::Kind::kInt && value.kind != Value::Kind::kFloat &&
+        value.kind != Value::Kind::kBool) {
+      Error(args[0], std::string("R.const takes a number, a bool or a nested list of them, not ") +
+                         ValueKindName(value.kind));
+    }
+    if (!has_dtype) dtype = DefaultConstDType(value.kind);
+    v.expr = ir::Make<ir::ConstantNode>(ConstElement(value, dtype, args[0]), dtype, span);
     return v;
   }
   if (name == "prim_value") {

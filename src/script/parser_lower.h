@@ -304,6 +304,9 @@ class Lowerer {
                        std::vector<std::pair<const PyKeyword*, Value>>& keywords,
                        const PyExpr* call);
   Value CallPacked(const PyExpr* call);
+  // `A.ndim`, `A.dtype.bits`, `A.shape[i]`, ...: the relax.inspect op `op` of a tensor.
+  Value InspectTensor(const std::string& op, const Value& tensor, const Value* axis,
+                      const PyExpr* e);
   Value CallPyFunc(const PyExpr* call);
   Value CallValue(const Value& callee, const PyExpr* call);
 
@@ -340,6 +343,11 @@ class Lowerer {
   bool ToBool(const Value& v, const PyExpr* node, const char* what);
   DataType ToDType(const Value& v, const PyExpr* node);
   ir::PrimExpr MakeIntImm(int64_t value, DataType dtype, const PyExpr* node);
+  // R.const (parser_const.cc): the dtype of an untyped literal, one element converted to
+  // `dtype`, and a tensor literal from a nested list (`dtype` null when not given).
+  static DataType DefaultConstDType(Value::Kind kind);
+  ir::ConstantNode::Scalar ConstElement(const Value& value, DataType dtype, const PyExpr* node);
+  ir::Expr ConstTensor(const Value& value, const PyExpr* node, const DataType* dtype, Span span);
   // Coerces two PrimExprs to a common dtype (literal operands take the other's dtype).
   void MatchDTypes(ir::PrimExpr* a, ir::PrimExpr* b, bool a_literal, bool b_literal,
                    const PyExpr* node);

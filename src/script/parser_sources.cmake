@@ -7,6 +7,7 @@ set(PIPESPLIT_PARSER_SOURCES
   parser_call.cc
   parser_call_packed.cc
   parser_call_tir.cc
+  parser_const.cc
   parser_eval.cc
   parser_function.cc
   parser_intrinsics.cc

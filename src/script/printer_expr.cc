@@ -17,21 +17,21 @@ bool HasDefaultExternSInfo(const ir::ExternFuncNode& func) {
   return s != nullptr && !s->params() && !s->is_pure() && ir::Is<ir::ObjectSInfoNode>(s->ret());
 }
 
-// Rounds to the precision of the constant's dtype, as TVM stores it (float32, float16).
-double RoundToDtype(double value, DataType dtype) {
-  if (dtype == DataType::Float(32)) return static_cast<double>(static_cast<float>(value));
-  if (dtype == DataType::Float(16) && std::isfinite(value) && value != 0) {
-    // Round to 11 significant bits, with the subnormal step 2^-24 below 2^-14.
-    int exp = 0;
-    std::frexp(value, &exp);  // value = m * 2^exp, 0.5 <= |m| < 1
-    int step_exp = std::max(exp - 11, -24);
-    double step = std::ldexp(1.0, step_exp);
-    double rounded = std::nearbyint(value / step) * step;
-    if (std::fabs(rounded) > 65504.0)
-      return std::copysign(std::numeric_limits<double>::infinity(), value);
-    return rounded;
+// One element of an R.const literal: it follows the dtype, whatever C++ type holds the value.
+void ConstScalar(const ir::ConstantNode::Scalar& value, DataType dtype, std::string* out) {
+  double d = 0;
+  if (const auto* i = std::get_if<int64_t>(&value)) d = static_cast<double>(*i);
+  if (const auto* f = std::get_if<double>(&value)) d = *f;
+  if (const auto* b = std::get_if<bool>(&value)) d = *b ? 1 : 0;
+  if (dtype.is_bool()) {
+    *out += d != 0 ? "True" : "False";
+  } else if (dtype.is_float()) {
+    *out += FloatLiteral(ir::RoundToDType(d, dtype));
+  } else if (const auto* i = std::get_if<int64_t>(&value)) {
+    AppendInt(*i, out);
+  } else {
+    AppendInt(static_cast<int64_t>(d), out);
   }
-  return value;
 }
 
 }  // namespace
@@ -132,20 +132,26 @@ void Printer::Expr(const ir::Expr& expr, std::string* out) {
         return;
       }
       usage_ |= kUseRelax;
-      // The literal follows the dtype, whatever C++ type holds the value.
-      double d = 0;
-      if (const auto* i = std::get_if<int64_t>(&n->scalar())) d = static_cast<double>(*i);
-      if (const auto* f = std::get_if<double>(&n->scalar())) d = *f;
-      if (const auto* b = std::get_if<bool>(&n->scalar())) d = *b ? 1 : 0;
       *out += "R.const(";
-      if (n->dtype().is_bool()) {
-        *out += d != 0 ? "True" : "False";
-      } else if (n->dtype().is_float()) {
-        *out += FloatLiteral(RoundToDtype(d, n->dtype()));
-      } else if (const auto* i = std::get_if<int64_t>(&n->scalar())) {
-        AppendInt(*i, out);
+      if (n->is_tensor()) {
+        // A tensor literal as the nested list TVM's parser reads back (TVM itself prints it as
+        // a metadata reference, which loses the values).
+        size_t next = 0;
+        auto nest = [&](auto&& self, size_t depth) -> void {
+          *out += '[';
+          for (int64_t i = 0; i < n->shape()[depth]; ++i) {
+            if (i > 0) *out += ", ";
+            if (depth + 1 < n->shape().size()) {
+              self(self, depth + 1);
+            } else {
+              ConstScalar(n->elements()[next++], n->dtype(), out);
+            }
+          }
+          *out += ']';
+        };
+        nest(nest, 0);
       } else {
-        AppendInt(static_cast<int64_t>(d), out);
+        ConstScalar(n->scalar(), n->dtype(), out);
       }
       *out += ", ";
       *out += QuoteString(n->dtype().ToString());

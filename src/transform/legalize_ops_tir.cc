@@ -31,7 +31,7 @@ std::string KernelName(const ir::CallNode& call) {
 
 PrimExpr ScalarConstant(const ir::Expr& e) {
   const auto* c = ir::As<ir::ConstantNode>(e);
-  if (c == nullptr || c->is_metadata()) return nullptr;
+  if (c == nullptr || c->is_metadata() || c->is_tensor()) return nullptr;
   DataType dtype = c->dtype();
   if (const auto* d = std::get_if<double>(&c->scalar())) return Imm(dtype, *d);
   if (const auto* i = std::get_if<int64_t>(&c->scalar())) {
@@ -43,7 +43,7 @@ PrimExpr ScalarConstant(const ir::Expr& e) {
 
 std::optional<int64_t> ConstInt(const ir::Expr& e) {
   if (const auto* p = ir::As<ir::PrimValueNode>(e)) return ir::AsConstInt(p->value());
-  if (const auto* c = ir::As<ir::ConstantNode>(e)) {
+  if (const auto* c = ir::As<ir::ConstantNode>(e); c != nullptr && !c->is_tensor()) {
     if (const auto* i = std::get_if<int64_t>(&c->scalar())) return *i;
   }
   return std::nullopt;

@@ -76,24 +76,38 @@ using GlobalVar = Ptr<GlobalVarNode>;
 
 // A constant: a scalar literal (R.const(1.0, "float32")) or a reference into the module's
 // omitted metadata (metadata["relax.expr.Constant"][i]).
+// `value` rounded to the precision of a constant of `dtype` (float32, float16, bfloat16; nearest
+// even, overflow to infinity), as TVM stores it in the constant's array. Other dtypes: unchanged.
+double RoundToDType(double value, DataType dtype);
+
 class ConstantNode : public ExprNode {
  public:
   PIPESPLIT_NODE_KIND(kConstant)
   using Scalar = std::variant<int64_t, double, bool>;
   // Scalar literal of `dtype`; struct info R.Tensor((), dtype).
   ConstantNode(Scalar value, DataType dtype, Span span = {});
+  // Tensor literal of rank >= 1 (`R.const([[1, 2], [3, 4]], "int32")`): `elements` in row-major
+  // order, as many as `shape` holds; struct info R.Tensor(shape, dtype).
+  ConstantNode(std::vector<Scalar> elements, std::vector<int64_t> shape, DataType dtype,
+               Span span = {});
   // Metadata reference; struct info as known (R.Tensor of unknown shape by default).
   ConstantNode(int64_t metadata_index, StructInfo sinfo, Span span = {})
       : ExprNode(NodeKind::kConstant, std::move(sinfo), span), metadata_index_(metadata_index) {}
 
   bool is_metadata() const { return metadata_index_ >= 0; }
+  // A literal of rank >= 1: elements() and shape() hold it, scalar() is its first element.
+  bool is_tensor() const { return !shape_.empty(); }
   int64_t metadata_index() const { return metadata_index_; }
   const Scalar& scalar() const { return scalar_; }
+  const std::vector<Scalar>& elements() const { return elements_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
   DataType dtype() const { return dtype_; }
 
  private:
   int64_t metadata_index_ = -1;
   Scalar scalar_ = int64_t{0};
+  std::vector<Scalar> elements_;
+  std::vector<int64_t> shape_;
   DataType dtype_;
 };
 
