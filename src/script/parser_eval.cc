@@ -196,7 +196,21 @@ Value Lowerer::EvalAttribute(const PyExpr* e) {
     if (root == "R" || root == "T" || root == "I") Error(e, "'" + name + "' must be called");
     Error(e->items[0], "undefined variable '" + root + "'");
   }
+  if (const PyExpr* inner = e->items[0];
+      inner->kind == PyExprKind::kAttribute && inner->text == "dtype" &&
+      (e->text == "bits" || e->text == "lanes" || e->text == "type_code")) {
+    // `A.dtype.bits`: a field of the tensor's runtime DLDataType (relax.inspect).
+    Value tensor = Eval(inner->items[0]);
+    if (tensor.kind == Value::Kind::kExpr) {
+      const std::string field = e->text == "type_code" ? "code" : std::string(e->text);
+      return InspectTensor("relax.inspect.tensor_dtype_" + field, tensor, nullptr, e);
+    }
+  }
   Value base = Eval(e->items[0]);
+  if (base.kind == Value::Kind::kExpr &&
+      (e->text == "ndim" || e->text == "byte_offset" || e->text == "elem_offset")) {
+    return InspectTensor("relax.inspect.tensor_" + std::string(e->text), base, nullptr, e);
+  }
   if (base.kind == Value::Kind::kModule) {
     auto it = globals_.find(e->text);
     if (it == globals_.end()) {
@@ -208,8 +222,34 @@ Value Lowerer::EvalAttribute(const PyExpr* e) {
     v.node = e;
     return v;
   }
+  if (base.kind == Value::Kind::kExpr && (e->text == "struct_info" || e->text == "ty")) {
+    // `x.struct_info` (`x.ty` in the current syntax): the type of a Relax value, as TVM reads
+    // the attribute of the parsed expression.
+    ir::Expr expr = NormalizeValue(base.expr);
+    if (expr->struct_info() == nullptr) Error(e->items[0], "the value has no struct info");
+    Value v;
+    v.kind = Value::Kind::kSInfo;
+    v.sinfo = expr->struct_info();
+    v.node = e;
+    return v;
+  }
   Error(e, std::string("unsupported attribute '") + std::string(e->text) + "' of " +
                ValueKindName(base.kind));
+}
+
+Value Lowerer::InspectTensor(const std::string& op, const Value& tensor, const Value* axis,
+                             const PyExpr* e) {
+  std::vector<Value> positional = {tensor};
+  if (axis != nullptr) {
+    Value index = *axis;
+    if (index.kind == Value::Kind::kInt) {  // a Python int becomes R.prim_value(i) (int64)
+      index.kind = Value::Kind::kExpr;
+      index.expr = ir::Make<ir::PrimValueNode>(ir::IntImm(axis->i, DataType::Int(64)), SpanOf(e));
+    }
+    positional.push_back(std::move(index));
+  }
+  std::vector<std::pair<const PyKeyword*, Value>> keywords;
+  return CallOpWithArgs(op, positional, keywords, e);
 }
 
 Value Lowerer::EvalSubscript(const PyExpr* e) {
@@ -237,6 +277,17 @@ Value Lowerer::EvalSubscript(const PyExpr* e) {
   if (base_node->kind == PyExprKind::kName && base_node->text == "metadata" &&
       symbols_.Lookup("metadata") == nullptr) {
     Error(e, "metadata must be indexed as metadata[\"relax.expr.Constant\"][i]");
+  }
+  if (base_node->kind == PyExprKind::kAttribute &&
+      (base_node->text == "shape" || base_node->text == "strides")) {
+    // `A.shape[i]` / `A.strides[i]` of a Relax tensor: its runtime extent / stride.
+    Value tensor = Eval(base_node->items[0]);
+    if (tensor.kind == Value::Kind::kExpr) {
+      Value axis = Eval(index_node);
+      const std::string op = base_node->text == "shape" ? "relax.inspect.tensor_shape_i"
+                                                        : "relax.inspect.tensor_stride_i";
+      return InspectTensor(op, tensor, &axis, e);
+    }
   }
   Value base = Eval(base_node);
   if (index_node->kind == PyExprKind::kSlice) Error(index_node, "slices are not supported");

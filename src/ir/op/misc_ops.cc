@@ -166,6 +166,36 @@ StructInfo InferNonMaxSuppression(const CallNode& call) {
   return TupleSInfo(std::move(fields));
 }
 
+// boxes [B, N, 4], scores [B, C, N] -> "onnx": (selected [B*C*N, 3] int64, count [1] int64);
+// "tensorflow": (indices [B, C*N, 2] int64, scores [B, C*N] float32, counts [B] int64).
+StructInfo InferAllClassNonMaxSuppression(const CallNode& call) {
+  CheckArgCount(call, 5);
+  auto boxes = ShapeOfRank(call, 0, 3);
+  auto scores = ShapeOfRank(call, 1, 3);
+  const std::string& vdevice = TensorArg(call, 0).vdevice();
+  const DataType i64 = DataType::Int(64);
+  std::optional<std::vector<PrimExpr>> a, b, c;
+  std::vector<StructInfo> fields;
+  if (CallAttrs(call).Str("output_format") == "onnx") {
+    if (boxes && scores) {
+      a = {{Mul(Mul((*boxes)[0], (*scores)[1]), (*boxes)[1]), Int64(3)}};
+    }
+    fields.push_back(TensorOrNdim(a, 2, i64, vdevice));
+    fields.push_back(TensorOrNdim(std::vector<PrimExpr>{Int64(1)}, 1, i64, vdevice));
+    return TupleSInfo(std::move(fields));
+  }
+  if (boxes && scores) {
+    const PrimExpr per_batch = Mul((*scores)[1], (*boxes)[1]);
+    a = {{(*boxes)[0], per_batch, Int64(2)}};
+    b = {{(*boxes)[0], per_batch}};
+    c = {{(*boxes)[0]}};
+  }
+  fields.push_back(TensorOrNdim(a, 3, i64, vdevice));
+  fields.push_back(TensorOrNdim(b, 2, DataType::Float(32), vdevice));
+  fields.push_back(TensorOrNdim(c, 1, i64, vdevice));
+  return TupleSInfo(std::move(fields));
+}
+
 // cls_pred [B, C, N], loc_pred [B, 4N], anchor [1, N, 4] -> (boxes [B, N, 4], scores [B, C, N]).
 StructInfo InferMultiboxTransformLoc(const CallNode& call) {
   CheckArgCount(call, 3);
@@ -228,7 +258,7 @@ void RegisterVision() {
       {.name = "relax.vision.all_class_non_max_suppression",
        .params = {Arg("boxes"), Arg("scores"), Arg("max_output_boxes_per_class"),
                   Arg("iou_threshold"), Arg("score_threshold"), Attr("output_format", "onnx")},
-       .infer = nullptr,
+       .infer = InferAllClassNonMaxSuppression,
        .summary = "non-maximum suppression per class (ONNX semantics)"});
   RegisterOp({.name = "relax.vision.multibox_transform_loc",
               .params = {Arg("cls_pred"), Arg("loc_pred"), Arg("anchor"), Attr("clip", false),
@@ -260,6 +290,12 @@ void RegisterMiscOps() {
               .infer = InferAffineGrid,
               .summary = "sampling grid of an affine transform"});
   RegisterVision();
+
+  RegisterOp(
+      {.name = "relax.reverse_sequence",
+       .params = {Arg("data"), Arg("seq_lengths"), Attr("seq_axis", 1), Attr("batch_axis", 0)},
+       .infer = SameAsArg(2, 0),
+       .summary = "reverse the first seq_lengths[b] elements of each batch row"});
 
   RegisterOp({.name = "relax.ccl.allreduce",
               .params = {Arg("x"), Attr("op_type", "sum"), Attr("in_group", true)},
