@@ -50,7 +50,9 @@ std::string EmitIntrinsic(const std::string& kernel, const ir::PrimCallNode& n,
       {"floor", "std::floor"}, {"ceil", "std::ceil"},       {"trunc", "std::trunc"},
       {"sin", "std::sin"},     {"cos", "std::cos"},         {"tan", "std::tan"},
       {"atan", "std::atan"},   {"rsqrt", "ps_rsqrt"},       {"sigmoid", "ps_sigmoid"},
-      {"abs", "ps_abs"}};
+      {"abs", "ps_abs"},       {"asin", "std::asin"},       {"acos", "std::acos"},
+      {"sinh", "std::sinh"},   {"cosh", "std::cosh"},       {"asinh", "std::asinh"},
+      {"acosh", "std::acosh"}, {"atanh", "std::atanh"}};
   for (const auto& [tir, fn] : kFloatUnary) {
     if (name != tir) continue;
     arity(1);
@@ -59,16 +61,18 @@ std::string EmitIntrinsic(const std::string& kernel, const ir::PrimCallNode& n,
     if (f.rfind("ps_", 0) == 0) f += "<" + vt + ">";
     return Round(dt, f + "(" + cast_args[0] + ")");
   }
-  static const char* const kFloatBinary[][2] = {{"pow", "std::pow"},
-                                                {"fmod", "std::fmod"},
-                                                {"nextafter", "std::nextafter"},
-                                                {"hypot", "std::hypot"},
-                                                {"copysign", "std::copysign"}};
+  static const char* const kFloatBinary[][2] = {
+      {"pow", "std::pow"},     {"fmod", "std::fmod"},         {"nextafter", "std::nextafter"},
+      {"hypot", "std::hypot"}, {"copysign", "std::copysign"}, {"atan2", "std::atan2"}};
   for (const auto& [tir, fn] : kFloatBinary) {
     if (name != tir) continue;
     arity(2);
     if (!dt.is_float()) Unsupported("T." + name + " on " + dt.ToString());
     return Round(dt, std::string(fn) + "(" + cast_args[0] + ", " + cast_args[1] + ")");
+  }
+  if (name == "assume") {  // a fact for the simplifier; nothing to compute
+    arity(1);
+    return "true";
   }
   if (name == "exp10") {
     arity(1);

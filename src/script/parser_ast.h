@@ -124,7 +124,7 @@ enum class PyStmtKind : uint8_t {
   kExpr,       // value
   kAssign,     // target = value
   kAnnAssign,  // target: annotation [= value]
-  kAugAssign,  // target op= value (rejected by the lowering)
+  kAugAssign,  // target op= value (a buffer store in TIR; rejected in Relax)
   kReturn,     // return [value]
   kPass,
   kIf,           // if value: body else: orelse
@@ -163,7 +163,8 @@ struct PyStmt {
   std::vector<PyParam> type_params;  // def f[n, m: int](...) (annotation = bound)
   PyExpr* returns = nullptr;
   std::vector<PyExpr*> bases;  // class bases and keywords (as written)
-  // kImport: `from <module> import <names>` or `import <names>`; kUnsupported: the keyword.
+  // kImport: `from <module> import <names>` or `import <names>`; kUnsupported: the keyword;
+  // kAugAssign: the operator ("+=").
   std::string_view text;
   std::vector<std::string_view> names;
   // kOpaqueDef: the text [text_begin, text_end) of the file (for @T.prim_func: the def only;

@@ -172,8 +172,10 @@ PyStmt* SyntaxParser::ParseSmallStatement() {
     s->annotation = ParseTest();
     if (AcceptPunct(Punct::kAssign)) s->value = ParseTestList();
   } else if (AtPunct(Punct::kAugAssign)) {
+    std::string_view op = TokenText(Peek());
     Next();
     s = tree_->NewStmt(PyStmtKind::kAugAssign);
+    s->text = op;  // "+=", "//=", ...
     s->target = lhs;
     s->value = ParseTestList();
   } else if (AtPunct(Punct::kAssign)) {

@@ -1,11 +1,15 @@
 // TIR lowering, part 2: the function signature and preamble, statements and loops.
 #include "src/script/parser_tir.h"
 
+#include <utility>
+
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 
 namespace pipesplit::script {
 namespace {
 
+using ir::BinaryOp;
 using ir::PrimExpr;
 
 // `T.int64()` (a symbolic var declaration): its dtype, or nullopt.
@@ -230,9 +234,35 @@ ir::Stmt TirLowerer::Stmt(const std::vector<PyStmt*>& body, size_t* i) {
     case PyStmtKind::kAssign:
     case PyStmtKind::kAnnAssign:
       return Assign(body, i);
+    case PyStmtKind::kAugAssign:
+      return AugAssign(s);
     default:
       Error(s->begin, s->end, "unsupported statement in a TIR function");
   }
+}
+
+ir::Stmt TirLowerer::AugAssign(const PyStmt* s) {
+  // `B[i] += v` stores `B[i] + v`, as TVM's parser evaluates it.
+  static const std::pair<std::string_view, BinaryOp> kOps[] = {
+      {"+=", BinaryOp::kAdd}, {"-=", BinaryOp::kSub},       {"*=", BinaryOp::kMul},
+      {"/=", BinaryOp::kDiv}, {"//=", BinaryOp::kFloorDiv}, {"%=", BinaryOp::kFloorMod}};
+  const BinaryOp* op = nullptr;
+  for (const auto& [spelling, binary] : kOps) {
+    if (s->text == spelling) op = &binary;
+  }
+  if (op == nullptr) {
+    Error(s->begin, s->end, "unsupported operator '" + std::string(s->text) + "' in TIR");
+  }
+  if (s->target->kind != PyExprKind::kSubscript) {
+    Error(s->target, "an augmented assignment in TIR stores to a buffer element");
+  }
+  PrimExpr load = Expr(s->target);
+  const auto* element = ir::As<ir::BufferLoadNode>(load);
+  PrimExpr lhs = load;
+  PrimExpr rhs = Expr(s->value, load->dtype());
+  ir::MatchOperandDTypes(&lhs, &rhs);
+  return ir::Make<ir::BufferStoreNode>(element->buffer(), ir::MakeBinary(*op, lhs, rhs),
+                                       element->indices(), SpanOf(s->begin, s->end));
 }
 
 ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
@@ -312,13 +342,25 @@ ir::Stmt TirLowerer::For(const PyStmt* s) {
   ir::ForKind kind = ir::ForKind::kSerial;
   std::string thread;
   ir::AttrMap annotations;
+  // `for iters in T.grid(m, n)`: one name for several loops, whose vars TVM names iters_0, ...
+  const PyExpr* tuple_name = nullptr;
   if (callee == "T.grid") {
-    if (args.size() != names.size()) {
-      Error(iter, "T.grid has " + std::to_string(args.size()) + " extents but " +
+    std::vector<PrimExpr> extents;
+    for (const PyExpr* a : args) {
+      if (a->kind == PyExprKind::kStarred) {
+        std::vector<PrimExpr> unpacked = Exprs(a);
+        extents.insert(extents.end(), unpacked.begin(), unpacked.end());
+      } else {
+        extents.push_back(Expr(a));
+      }
+    }
+    if (names.size() == 1 && extents.size() != 1 && s->target->kind == PyExprKind::kName) {
+      tuple_name = s->target;
+    } else if (extents.size() != names.size()) {
+      Error(iter, "T.grid has " + std::to_string(extents.size()) + " extents but " +
                       std::to_string(names.size()) + " loop variables");
     }
-    for (const PyExpr* a : args) {
-      PrimExpr extent = Expr(a);
+    for (const PrimExpr& extent : extents) {
       loops.push_back({ir::IntImm(0, extent->dtype()), extent});
     }
   } else {
@@ -365,9 +407,19 @@ ir::Stmt TirLowerer::For(const PyStmt* s) {
   }
   Push();
   std::vector<ir::TirVar> vars;
-  for (size_t k = 0; k < names.size(); ++k) {
-    vars.push_back(NewVar(names[k], loops[k].extent->dtype()));
+  for (size_t k = 0; k < loops.size(); ++k) {
+    if (tuple_name != nullptr) {
+      const std::string name = std::string(tuple_name->text) + "_" + std::to_string(k);
+      vars.push_back(NewVar(name, loops[k].extent->dtype(), tuple_name->begin, tuple_name->end));
+    } else {
+      vars.push_back(NewVar(names[k], loops[k].extent->dtype()));
+    }
     loop_ranges_[vars.back().get()] = {loops[k].min, loops[k].extent};
+  }
+  if (tuple_name != nullptr) {
+    Symbol tuple;
+    tuple.vars.assign(vars.begin(), vars.end());
+    Define(tuple_name->text, std::move(tuple));
   }
   ir::Stmt body = Body(s->body, 0);
   for (const ir::TirVar& v : vars) loop_ranges_.erase(v.get());

@@ -40,7 +40,11 @@ class TirLowerer {
   // ---- Expressions (parser_tir_expr.cc) ----
   // `hint`: the dtype a bare literal takes (the other operand's dtype).
   ir::PrimExpr Expr(const PyExpr* e, std::optional<DataType> hint = std::nullopt);
-  std::vector<ir::PrimExpr> Exprs(const PyExpr* e);  // a tuple/list, or one expression
+  // A tuple/list (`*A.shape` items unpacked), a sequence (see Sequence), or one expression.
+  std::vector<ir::PrimExpr> Exprs(const PyExpr* e);
+  // The values of `A.shape` (a buffer's shape) or of the name of a multi-variable loop; null for
+  // anything else.
+  const std::vector<ir::PrimExpr>* Sequence(const PyExpr* e);
   ir::Buffer LookupBuffer(const PyExpr* name_expr, const char* what);
   ir::BufferRegion Region(const PyExpr* e);
   // A buffer declaration call: T.Buffer / T.match_buffer / T.alloc_buffer / T.decl_buffer.
@@ -58,6 +62,7 @@ class TirLowerer {
   struct Symbol {
     ir::TirVar var;
     ir::Buffer buffer;
+    std::vector<ir::PrimExpr> vars = {};  // `iters` of `for iters in T.grid(m, n)`
   };
   struct BlockParts;
 
@@ -73,6 +78,7 @@ class TirLowerer {
   // Fills the regions a block was written without, as TVM's parser infers them.
   void InferRegions(const PyStmt* s, bool reads, bool writes, ir::BlockNode::Fields* fields);
   ir::Stmt Assign(const std::vector<PyStmt*>& body, size_t* i);
+  ir::Stmt AugAssign(const PyStmt* s);
   bool DeclareVars(const PyStmt* s);  // `n = T.int64()` declarations; false for others
   void Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* fields, size_t* first_body_stmt);
   ir::TirVar NewVar(const PyExpr* name_expr, DataType dtype);

@@ -157,16 +157,18 @@ bool TirLowerer::BlockPart(const PyStmt* s, BlockParts* parts) {
 bool TirLowerer::BlockAxis(const PyStmt* s, const std::string& callee, BlockParts* parts) {
   if (callee == "T.axis.remap") {
     const PyExpr* call = s->value;
+    // The loop variables: a list, or the name of `for iters in T.grid(...)`.
     if (call->items.size() != 3 || call->items[1]->kind != PyExprKind::kString ||
-        call->items[2]->kind != PyExprKind::kList) {
+        (call->items[2]->kind != PyExprKind::kList && Sequence(call->items[2]) == nullptr)) {
       Error(call, "T.axis.remap expects a kind string and a list of loop variables");
     }
     std::string_view kinds = call->items[1]->str;
     const PyExpr* list = call->items[2];
+    std::vector<PrimExpr> loop_vars = Exprs(list);
     std::vector<const PyExpr*> names = TirTargetNames(*this, s->target);
-    if (kinds.size() != list->items.size() || names.size() != list->items.size()) {
+    if (kinds.size() != loop_vars.size() || names.size() != loop_vars.size()) {
       Error(call, "T.axis.remap: " + std::to_string(kinds.size()) + " kinds, " +
-                      std::to_string(list->items.size()) + " loop variables and " +
+                      std::to_string(loop_vars.size()) + " loop variables and " +
                       std::to_string(names.size()) + " block variables do not match");
     }
     std::vector<PrimExpr> values;
@@ -176,11 +178,12 @@ bool TirLowerer::BlockAxis(const PyStmt* s, const std::string& callee, BlockPart
                                           "not '") +
                                   kinds[k] + "'");
       }
-      PrimExpr value = Expr(list->items[k]);
+      PrimExpr value = loop_vars[k];
       const auto* var = ir::As<ir::TirVarNode>(value);
       auto it = var != nullptr ? loop_ranges_.find(var) : loop_ranges_.end();
       if (it == loop_ranges_.end()) {
-        Error(list->items[k], "T.axis.remap expects the variables of enclosing loops");
+        Error(list->kind == PyExprKind::kList ? list->items[k] : list,
+              "T.axis.remap expects the variables of enclosing loops");
       }
       values.push_back(value);
       parts->fields.iter_vars.push_back(

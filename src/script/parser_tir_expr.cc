@@ -84,20 +84,16 @@ std::optional<BinaryOp> NamedBinary(std::string_view name) {
 }
 
 bool IsKnownIntrinsic(std::string_view name) {
-  static const char* const kNames[] = {"exp",          "exp2",        "exp10",
-                                       "log",          "log2",        "log10",
-                                       "log1p",        "sqrt",        "rsqrt",
-                                       "tanh",         "sigmoid",     "erf",
-                                       "fabs",         "abs",         "round",
-                                       "nearbyint",    "floor",       "ceil",
-                                       "trunc",        "pow",         "sin",
-                                       "cos",          "tan",         "atan",
-                                       "shift_left",   "shift_right", "bitwise_and",
-                                       "bitwise_or",   "bitwise_xor", "bitwise_not",
-                                       "if_then_else", "isnan",       "isinf",
-                                       "isfinite",     "popcount",    "likely",
-                                       "fmod",         "nextafter",   "hypot",
-                                       "copysign",     "clz",         "q_multiply_shift"};
+  static const char* const kNames[] = {
+      "exp",          "exp2",        "exp10",       "log",        "log2",        "log10",
+      "log1p",        "sqrt",        "rsqrt",       "tanh",       "sigmoid",     "erf",
+      "fabs",         "abs",         "round",       "nearbyint",  "floor",       "ceil",
+      "trunc",        "pow",         "sin",         "cos",        "tan",         "atan",
+      "shift_left",   "shift_right", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+      "if_then_else", "isnan",       "isinf",       "isfinite",   "popcount",    "likely",
+      "fmod",         "nextafter",   "hypot",       "copysign",   "clz",         "q_multiply_shift",
+      "atan2",        "asin",        "acos",        "sinh",       "cosh",        "asinh",
+      "acosh",        "atanh",       "assume"};
   for (const char* n : kNames) {
     if (name == n) return true;
   }
@@ -105,7 +101,7 @@ bool IsKnownIntrinsic(std::string_view name) {
 }
 
 bool IsPredicate(std::string_view name) {
-  return name == "isnan" || name == "isinf" || name == "isfinite";
+  return name == "isnan" || name == "isinf" || name == "isfinite" || name == "assume";
 }
 
 // Structural equality of two parsed expressions (vars and buffers by identity).
@@ -190,12 +186,37 @@ DataType TirLowerer::DTypeArg(const PyExpr* e) {
   return *dtype;
 }
 
+const std::vector<PrimExpr>* TirLowerer::Sequence(const PyExpr* e) {
+  if (e->kind == PyExprKind::kAttribute && e->text == "shape" &&
+      e->items[0]->kind == PyExprKind::kName) {  // A.shape
+    const Symbol* sym = Find(e->items[0]->text);
+    if (sym != nullptr && sym->buffer != nullptr) return &sym->buffer->shape();
+  }
+  if (e->kind == PyExprKind::kName) {  // the name of `for iters in T.grid(m, n)`
+    const Symbol* sym = Find(e->text);
+    if (sym != nullptr && !sym->vars.empty()) return &sym->vars;
+  }
+  return nullptr;
+}
+
 std::vector<PrimExpr> TirLowerer::Exprs(const PyExpr* e) {
   std::vector<PrimExpr> out;
+  auto add = [&](const PyExpr* item) {
+    if (item->kind != PyExprKind::kStarred) {
+      out.push_back(Expr(item));
+      return;
+    }
+    const std::vector<PrimExpr>* seq = Sequence(item->items[0]);
+    if (seq == nullptr)
+      Error(item, "only a buffer's shape or a tuple of loop vars can be unpacked");
+    out.insert(out.end(), seq->begin(), seq->end());
+  };
   if (e->kind == PyExprKind::kTuple || e->kind == PyExprKind::kList) {
-    for (const PyExpr* item : e->items) out.push_back(Expr(item));
+    for (const PyExpr* item : e->items) add(item);
+  } else if (const std::vector<PrimExpr>* seq = Sequence(e)) {
+    out = *seq;
   } else {
-    out.push_back(Expr(e));
+    add(e);
   }
   return out;
 }
@@ -278,15 +299,17 @@ ir::AttrMap TirLowerer::AttrDict(const PyExpr* e) {
     const PyExpr* key = e->items[i];
     const PyExpr* value = e->items[i + 1];
     if (key->kind != PyExprKind::kString) Error(key, "attribute keys must be strings");
-    ir::AttrValue v;
-    if (value->kind == PyExprKind::kString) {
-      v = std::string(value->str);
-    } else if (value->kind == PyExprKind::kDict) {
-      v = AttrDict(value);
-    } else {
-      v = Expr(value);
-    }
-    out.emplace_back(std::string(key->str), std::move(v));
+    auto attr = [&](auto&& self, const PyExpr* x) -> ir::AttrValue {
+      if (x->kind == PyExprKind::kString) return std::string(x->str);
+      if (x->kind == PyExprKind::kDict) return AttrDict(x);
+      if (x->kind == PyExprKind::kList) {  // {"layout_free_buffers": [1]}
+        ir::AttrList list;
+        for (const PyExpr* item : x->items) list.push_back(self(self, item));
+        return list;
+      }
+      return Expr(x);
+    };
+    out.emplace_back(std::string(key->str), attr(attr, value));
   }
   return out;
 }
@@ -322,6 +345,15 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
       return sym->var;
     }
     case PyExprKind::kSubscript: {
+      if (const std::vector<PrimExpr>* seq = Sequence(e->items[0])) {  // A.shape[1], iters[0]
+        std::optional<int64_t> index;
+        if (e->items[1]->kind == PyExprKind::kInt) index = ir::AsConstInt(Expr(e->items[1]));
+        if (!index || *index < -static_cast<int64_t>(seq->size()) ||
+            *index >= static_cast<int64_t>(seq->size())) {
+          Error(e->items[1], "expected an index below " + std::to_string(seq->size()));
+        }
+        return (*seq)[*index < 0 ? *index + static_cast<int64_t>(seq->size()) : *index];
+      }
       ir::Buffer buffer = LookupBuffer(e->items[0], "a buffer");
       std::vector<PrimExpr> indices;
       const PyExpr* index = e->items[1];
@@ -433,6 +465,35 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
       return ir::Make<ir::FloatImmNode>(*dtype, f->value(), span);
     }
     return ir::Make<ir::CastNode>(*dtype, Expr(args[0]), span);
+  }
+  if (name == "min_value" || name == "max_value") {
+    // The smallest / largest finite value of a dtype, as the immediate TVM folds it to.
+    expect_args(1);
+    const DataType dtype = DTypeArg(args[0]);
+    const bool max = name == "max_value";
+    if (dtype.is_float() && dtype.bits() == 64) {
+      const double v = std::numeric_limits<double>::max();
+      return ir::Make<ir::FloatImmNode>(dtype, max ? v : -v, span);
+    }
+    if (dtype == DataType::Float(32) || dtype == DataType::Float(16) ||
+        dtype == DataType::BFloat16()) {
+      const double v = dtype == DataType::Float(16) ? 65504.0
+                       : dtype == DataType::Float(32)
+                           ? static_cast<double>(std::numeric_limits<float>::max())
+                           : 3.3895313892515355e38;
+      return ir::Make<ir::FloatImmNode>(dtype, max ? v : -v, span);
+    }
+    if (dtype.is_int() && dtype.bits() <= 64) {
+      const int bits = dtype.bits();
+      const int64_t hi =
+          bits == 64 ? std::numeric_limits<int64_t>::max() : (int64_t{1} << (bits - 1)) - 1;
+      return ir::Make<ir::IntImmNode>(dtype, max ? hi : -hi - 1, span);
+    }
+    if (dtype.is_uint() && dtype.bits() < 64) {
+      return ir::Make<ir::IntImmNode>(dtype, max ? (int64_t{1} << dtype.bits()) - 1 : 0, span);
+    }
+    if (dtype.is_bool()) return ir::Make<ir::IntImmNode>(dtype, max ? 1 : 0, span);
+    Error(args[0], callee + " of " + dtype.ToString() + " is not supported");
   }
   if (name == "Cast") {
     expect_args(2);

@@ -325,9 +325,12 @@ void TirPrinter::Stmt(const ir::Stmt& s) {
       }
       return;
     }
-    case ir::NodeKind::kEvaluate:
-      Line("T.evaluate(" + Text(static_cast<const ir::EvaluateNode&>(*s).value()) + ")");
+    case ir::NodeKind::kEvaluate: {
+      // As TVM: a call stands as a statement by itself (`T.assume(...)`).
+      const PrimExpr& value = static_cast<const ir::EvaluateNode&>(*s).value();
+      Line(ir::Is<ir::PrimCallNode>(value) ? Text(value) : "T.evaluate(" + Text(value) + ")");
       return;
+    }
     case ir::NodeKind::kAllocate: {
       const auto& n = static_cast<const ir::AllocateNode&>(*s);
       std::vector<std::string> extents;
