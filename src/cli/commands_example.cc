@@ -2,6 +2,7 @@
 // high-level one after the legalize-ops pass).
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@ struct ExampleOptions {
   models::LlamaConfig config;
   std::string dir;
   bool module_only = false;
+  std::optional<ir::TirSyntax> tir_syntax;  // llama-lowered: the kernels' block spelling
   int microbatches = 0;  // also write microbatches.safetensors with this many requests
 };
 
@@ -58,7 +60,9 @@ int WriteLlama(const ExampleOptions& o, bool lowered) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) ThrowError({}, "cannot create '" + dir.string() + "': " + ec.message());
-  WriteOutput((dir / "model.py").string(), script::PrintModule(mod));
+  script::PrintOptions print;
+  print.tir_syntax = o.tir_syntax;
+  WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));
   if (o.module_only) {
     std::printf("wrote %s/model.py (%d layers, %d stages)\n", dir.string().c_str(), o.config.layers,
                 o.config.stages);
@@ -105,6 +109,7 @@ Runner AddExampleCommand(CLI::App& app) {
       "the tiny Llama lowered by legalize-ops (every op an R.call_tir of a TIR kernel)");
   AddLlamaOptions(ll, lowered.get());
   ll->add_flag("--module-only", lowered->module_only, "write only model.py (no weights or inputs)");
+  AddTirSyntaxOption(ll, &lowered->tir_syntax);
 
   ExampleSubcommand random = AddRandomInputsCommand(cmd);
 

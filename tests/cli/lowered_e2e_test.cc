@@ -76,6 +76,29 @@ TEST(LoweredE2eTest, ModelIsLoweredAndMatchesTheHighLevelExample) {
   EXPECT_LE(std::sqrt(diff / norm), 1e-5);
 }
 
+// The kernels written in TVM's 2026 spelling (T.sblock) run bit-identical to the T.block ones,
+// and the split module too.
+TEST(LoweredE2eTest, SBlockKernelsRunBitIdenticalToBlockKernels) {
+  fs::path dir = Generate("llama-lowered", "lowered_sblock_block", 2);
+  fs::path sdir = ScratchDir("lowered_sblock_sblock");
+  Result gen = Pipesplit("example llama-lowered " + std::string(kTiny) +
+                         " --stages 2 --tir-syntax sblock -o " + sdir.string());
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  const std::string text = ReadText(sdir / "model.py");
+  EXPECT_THAT(text, HasSubstr("with T.sblock("));
+  EXPECT_THAT(text, HasSubstr("@T.prim_func(private=True, s_tir=True)"));
+  EXPECT_THAT(text, Not(HasSubstr("with T.block(")));
+  EXPECT_THAT(ReadText(dir / "model.py"), HasSubstr("with T.block("));
+  Result a = Pipesplit("run " + Args(dir) + " -o " + (dir / "out.safetensors").string());
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  Result b = Pipesplit("run " + Args(sdir) + " -o " + (sdir / "out.safetensors").string());
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_EQ(ReadText(dir / "out.safetensors"), ReadText(sdir / "out.safetensors"));
+  Result r = Pipesplit("verify-split " + Args(sdir) + " --groups 2");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("verdict: bit-identical (1 output, max abs diff 0)"));
+}
+
 class LoweredSplitTest : public testing::TestWithParam<int> {};
 
 TEST_P(LoweredSplitTest, VerifySplitIsBitIdentical) {
