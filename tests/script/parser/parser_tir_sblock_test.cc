@@ -44,13 +44,16 @@ constexpr const char* kBlockSpelling =
     "                x: T.float32 = C[vi, vj] * T.float32(0.5)\n"
     "                B[vi, vj] = x\n";
 
-constexpr const char* kSBlockSpelling =
-    "# from tvm.script import ir as I\n"
-    "# from tvm.script import tirx as T\n"
-    "# from tvm.tirx.layout import Axis\n"
-    "\n"
-    "@I.ir_module\n"
-    "class Module:\n"
+// The header and class line TVM prints above a module in the 2026 TIR spelling.
+#define PS_TEST_SBLOCK_HEADER            \
+  "# from tvm.script import ir as I\n"   \
+  "# from tvm.script import tirx as T\n" \
+  "# from tvm.tirx.layout import Axis\n" \
+  "\n"                                   \
+  "@I.ir_module\n"                       \
+  "class Module:\n"
+
+constexpr const char* kSBlockSpelling = PS_TEST_SBLOCK_HEADER
     "    @T.prim_func(private=True, s_tir=True)\n"
     "    def add(A: T.Buffer((16, 16), \"float32\"), B: T.Buffer((16, 16), \"float32\")):\n"
     "        # with T.sblock(\"root\"):\n"
@@ -98,13 +101,7 @@ TEST(ParserTirSBlock, TirSyntaxOptionConvertsBothWays) {
 
 TEST(ParserTirSBlock, SpellingIsPerModuleNotPerRelaxSyntax) {
   // A module marked s_tir=True with no block at all still reads as the 2026 spelling.
-  std::string text =
-      "# from tvm.script import ir as I\n"
-      "# from tvm.script import tirx as T\n"
-      "# from tvm.tirx.layout import Axis\n"
-      "\n"
-      "@I.ir_module\n"
-      "class Module:\n"
+  std::string text = PS_TEST_SBLOCK_HEADER
       "    @T.prim_func(s_tir=True)\n"
       "    def copy(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
       "        for i in range(4):\n"
@@ -121,13 +118,7 @@ TEST(ParserTirSBlock, SpellingIsPerModuleNotPerRelaxSyntax) {
 }
 
 TEST(ParserTirSBlock, NoRealizeBlockPrintsBack) {
-  std::string text =
-      "# from tvm.script import ir as I\n"
-      "# from tvm.script import tirx as T\n"
-      "# from tvm.tirx.layout import Axis\n"
-      "\n"
-      "@I.ir_module\n"
-      "class Module:\n"
+  std::string text = PS_TEST_SBLOCK_HEADER
       "    @T.prim_func(s_tir=True)\n"
       "    def k(A: T.Buffer((16,), \"float32\")):\n"
       "        with T.sblock(\"B\", no_realize=True):\n"
@@ -140,12 +131,7 @@ TEST(ParserTirSBlock, NoRealizeBlockPrintsBack) {
 
 // A module with one s_tir kernel over A: (16,) and B: (16,) whose block body is `body`.
 std::string Kernel(const std::string& loops_and_block) {
-  return "# from tvm.script import ir as I\n"
-         "# from tvm.script import tirx as T\n"
-         "# from tvm.tirx.layout import Axis\n"
-         "\n"
-         "@I.ir_module\n"
-         "class Module:\n"
+  return PS_TEST_SBLOCK_HEADER
          "    @T.prim_func(s_tir=True)\n"
          "    def k(A: T.Buffer((16,), \"float32\"), B: T.Buffer((16,), \"float32\")):\n"
          "        # with T.sblock(\"root\"):\n" +
@@ -173,13 +159,7 @@ TEST(ParserTirSBlock, InfersElementwiseRegions) {
 }
 
 TEST(ParserTirSBlock, ReductionWithInitDoesNotReadItsOutput) {
-  std::string text =
-      "# from tvm.script import ir as I\n"
-      "# from tvm.script import tirx as T\n"
-      "# from tvm.tirx.layout import Axis\n"
-      "\n"
-      "@I.ir_module\n"
-      "class Module:\n"
+  std::string text = PS_TEST_SBLOCK_HEADER
       "    @T.prim_func(s_tir=True)\n"
       "    def k(A: T.Buffer((4, 8), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
       "        # with T.sblock(\"root\"):\n"
