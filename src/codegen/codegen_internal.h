@@ -17,7 +17,11 @@ namespace pipesplit::codegen {
 
 // The text of include/pipesplit/support/kernel_abi.h (embedded at build time).
 const char* KernelAbiText();
-// The helpers every generated source starts with (after the ABI text).
+// The text of include/pipesplit/support/float16_bits.h (embedded at build time), and the
+// macro settings that come before it in a kernel.
+const char* KernelFloat16Text();
+const char* KernelFloat16Config();
+// The helpers every generated source starts with (after the ABI and float16 texts).
 const char* KernelPrelude();
 
 // The C++ function `ps_kernel_body` implementing one PrimFunc (codegen_source.cc): the ABI's

@@ -77,7 +77,8 @@ std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_
 }
 
 std::string KernelSourceHeader() {
-  return std::string(KernelAbiText()) + "\n" + KernelPrelude() + "\n";
+  return std::string(KernelAbiText()) + "\n" + KernelFloat16Config() + KernelFloat16Text() + "\n" +
+         KernelPrelude() + "\n";
 }
 
 std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,

@@ -5,6 +5,16 @@
 
 namespace pipesplit::codegen {
 
+const char* KernelFloat16Config() {
+  // Before the float16 text: kernels with F16C convert numbers in hardware, so the portable
+  // code is their cold path (predefining PS_F16_PORTABLE as inline gives it inlined).
+  return R"PSF16(
+#if !defined(PS_F16_PORTABLE) && defined(__F16C__)
+#define PS_F16_PORTABLE inline __attribute__((noinline, cold))
+#endif
+)PSF16";
+}
+
 const char* KernelPrelude() {
   return R"PSPRELUDE(
 #include <atomic>
@@ -40,90 +50,29 @@ namespace {
 #define PS_UNROLL
 #endif
 
-// ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even.
-// With F16C (-march=native on a CPU that has it) the conversions of numbers are one
-// instruction each, rounding to nearest even like the portable code; NaNs take the portable
-// code (the instructions would give other NaN bits: quieted, payload kept). There the portable
-// code is a cold call, so that an unrolled tile of conversions stays straight-line code (a
-// fraction of the compile time).
-// (Predefining PS_F16_PORTABLE as inline gives the code inlined everywhere, as before.)
-#if !defined(PS_F16_PORTABLE) && defined(__F16C__)
-#define PS_F16_PORTABLE __attribute__((noinline, cold))
-#elif !defined(PS_F16_PORTABLE)
-#define PS_F16_PORTABLE inline
-#endif
-PS_F16_PORTABLE uint16_t ps_f2h_portable(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000u;
-  uint32_t ax = x & 0x7fffffffu;
-  if (ax >= 0x7f800000u) return static_cast<uint16_t>(sign | (ax > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  if (ax >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);
-  uint32_t exp = ax >> 23;
-  if (exp < 113) {  // below 2^-14: a subnormal half (or zero), in units of 2^-24
-    if (exp == 0) return static_cast<uint16_t>(sign);
-    uint32_t m = (ax & 0x7fffffu) | 0x800000u;
-    uint32_t shift = 126 - exp;
-    if (shift > 24) return static_cast<uint16_t>(sign);
-    uint32_t q = m >> shift;
-    uint32_t r = m & ((1u << shift) - 1u);
-    uint32_t half = 1u << (shift - 1);
-    if (r > half || (r == half && (q & 1u))) ++q;
-    return static_cast<uint16_t>(sign | q);
-  }
-  uint32_t h = ((exp - 112) << 10) | ((ax & 0x7fffffu) >> 13);
-  uint32_t r = ax & 0x1fffu;
-  if (r > 0x1000u || (r == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
-}
-
-PS_F16_PORTABLE float ps_h2f_portable(uint16_t h) {
-  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t m = h & 0x3ffu;
-  uint32_t x;
-  if (exp == 0) {
-    float f = static_cast<float>(m) * 5.9604644775390625e-8f;
-    std::memcpy(&x, &f, 4);
-    x |= sign;
-  } else if (exp == 31) {
-    x = sign | 0x7f800000u | (m << 13);
-  } else {
-    x = sign | ((exp + 112) << 23) | (m << 13);
-  }
-  float out;
-  std::memcpy(&out, &x, 4);
-  return out;
-}
-
+// ---- float16 / bfloat16: stored as their bits, computed in float, rounded to nearest even,
+// by pipesplit::f16 (the text of support/float16_bits.h, above; the runtime's definition).
+// With F16C (-march=native on a CPU that has it) a conversion is one instruction, with the
+// same bits for every float (NaNs included) and every half but NaNs, which the instruction
+// would quiet; the portable code is then a cold call, so that an unrolled tile of conversions
+// stays straight-line code (a fraction of the compile time).
 inline uint16_t ps_f2h(float f) {
 #if defined(__F16C__)
-  if (f == f) return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+  return static_cast<uint16_t>(_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT));
+#else
+  return pipesplit::f16::FloatToHalf(f);
 #endif
-  return ps_f2h_portable(f);
 }
 
 inline float ps_h2f(uint16_t h) {
 #if defined(__F16C__)
-  if ((h & 0x7c00u) != 0x7c00u) return _cvtsh_ss(h);
+  if ((h & 0x7fffu) <= 0x7c00u) return _cvtsh_ss(h);
 #endif
-  return ps_h2f_portable(h);
+  return pipesplit::f16::HalfToFloat(h);
 }
 
-inline uint16_t ps_f2bf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>(x >> 16);
-}
-
-inline float ps_bf2f(uint16_t b) {
-  uint32_t x = static_cast<uint32_t>(b) << 16;
-  float out;
-  std::memcpy(&out, &x, 4);
-  return out;
-}
+inline uint16_t ps_f2bf(float f) { return pipesplit::f16::FloatToBFloat16(f); }
+inline float ps_bf2f(uint16_t b) { return pipesplit::f16::BFloat16ToFloat(b); }
 
 inline float ps_rf16(float f) { return ps_h2f(ps_f2h(f)); }
 inline float ps_rbf16(float f) { return ps_bf2f(ps_f2bf(f)); }

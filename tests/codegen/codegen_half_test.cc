@@ -1,5 +1,6 @@
 // float16 conversions of compiled kernels (hardware F16C instructions when the host has them,
-// else the portable code) against a reference written here: every half to float, and about a
+// else the portable code) against a reference written here and against the runtime's
+// conversions (one definition, support/float16_bits.h): every half to float, and about a
 // million floats (all exponents, the rounding ties, subnormals, overflow, NaNs) to half.
 #include <gtest/gtest.h>
 
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/runtime/half.h"
 #include "tests/codegen/kernel_test_util.h"
 
 namespace pipesplit::codegen {
@@ -63,10 +65,11 @@ uint32_t ReferenceHalfToFloatBits(uint16_t h) {
   return sign | Bits(static_cast<float>(v));
 }
 
-// `f` rounded to the nearest half, ties to even; NaN becomes the quiet NaN 0x7e00 (signed).
+// `f` rounded to the nearest half, ties to even; a NaN stays a quiet NaN with its sign and
+// the top 10 bits of its payload.
 uint16_t ReferenceFloatToHalf(float f) {
   const uint16_t sign = std::signbit(f) ? 0x8000 : 0;
-  if (std::isnan(f)) return sign | 0x7e00;
+  if (std::isnan(f)) return sign | 0x7e00 | ((Bits(f) >> 13) & 0x3ff);
   const double a = std::fabs(static_cast<double>(f));
   if (a >= 65520.0) return sign | 0x7c00;
   int exp;
@@ -89,6 +92,7 @@ TEST(CodegenHalf, EveryHalfConvertsToItsFloat) {
   ASSERT_EQ(lib.Call("from_half", {HalfArg(h, shape), BufferArg(b, shape)}), "");
   for (uint32_t i = 0; i < h.size(); ++i) {
     ASSERT_EQ(Bits(b[i]), ReferenceHalfToFloatBits(h[i])) << std::hex << "half 0x" << i;
+    ASSERT_EQ(Bits(b[i]), Bits(runtime::HalfBitsToFloat(h[i]))) << std::hex << "half 0x" << i;
   }
 }
 
@@ -109,7 +113,8 @@ TEST(CodegenHalf, FloatsRoundToTheNearestHalfTiesToEven) {
   for (float x : {65504.0f, 65519.99f, 65520.0f, 0x1p-25f, 0x1.000002p-25f, 0x1p-26f}) {
     a.push_back(x);
   }
-  for (uint32_t nan : {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x7fbfffffu}) {
+  for (uint32_t nan :
+       {0x7fc00000u, 0x7f800001u, 0xffc12345u, 0x7fbfffffu, 0x7f802000u, 0xff9fe000u}) {
     a.push_back(FromBits(nan));
   }
   std::vector<uint16_t> h(a.size());
@@ -117,6 +122,7 @@ TEST(CodegenHalf, FloatsRoundToTheNearestHalfTiesToEven) {
   ASSERT_EQ(lib.Call("to_half", {BufferArg(a, shape), HalfArg(h, shape)}), "");
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(h[i], ReferenceFloatToHalf(a[i])) << std::hex << "float 0x" << Bits(a[i]);
+    ASSERT_EQ(h[i], runtime::FloatToHalfBits(a[i])) << std::hex << "float 0x" << Bits(a[i]);
   }
 }
 
