@@ -30,9 +30,15 @@ std::string ThreeKernels() {
   return text;
 }
 
-// A compiler that takes 0.6 s more per run.
+// A compiler that takes 0.6 s more per run, and 0.8 s more for each of the (up to 3) runs
+// started before it: runs take numbers with mkdir (atomic), so that units compiled at once
+// finish one at a time even on a loaded machine, and every count shows.
 std::string SlowCompiler(const std::filesystem::path& dir) {
-  WriteText(dir / "slow-c++.sh", "#!/bin/sh\nsleep 0.6\nexec c++ \"$@\"\n");
+  const std::string runs = (dir / "compiler-runs").string();
+  WriteText(dir / "slow-c++.sh", "#!/bin/sh\nmkdir -p '" + runs + "'\ni=0\nwhile ! mkdir '" + runs +
+                                     "'/$i 2>/dev/null; do i=$((i + 1)); done\n"
+                                     "t=$((6 + 8 * (i % 4)))\nsleep $((t / 10)).$((t % 10))\n"
+                                     "exec c++ \"$@\"\n");
   return "/bin/sh " + (dir / "slow-c++.sh").string();
 }
 
