@@ -110,16 +110,11 @@ StageIo CollectStage(const ir::IRModule& mod, const ir::TupleNode& entry,
 
 void CheckDispatch(const ir::IRModule& mod, const ir::CallNode& call, Span at,
                    std::vector<Diagnostic>* out) {
-  if (call.args().size() < 2) return;
-  const auto* args = ir::As<ir::TupleNode>(call.args()[1]);
-  if (args == nullptr || args->fields().empty()) return;
-  const auto* table = ir::As<ir::TupleNode>(args->fields()[0]);
-  if (table == nullptr) return;
+  std::optional<std::vector<const ir::TupleNode*>> table = ir::ReadDispatchTable(call);
+  if (!table) return;
   std::vector<StageIo> stages;
-  for (const ir::Expr& e : table->fields()) {
-    const auto* entry = ir::As<ir::TupleNode>(e);
-    if (entry == nullptr || entry->fields().empty()) continue;
-    stages.push_back(CollectStage(mod, *entry, out, at));
+  for (const ir::TupleNode* entry : *table) {
+    if (entry != nullptr) stages.push_back(CollectStage(mod, *entry, out, at));
   }
   for (size_t i = 0; i + 1 <= stages.size(); ++i) {
     const StageIo& from = stages[i];

@@ -1,6 +1,9 @@
 // Recognising and building calls of packed functions (see protocol.h).
 #include "pipesplit/ir/protocol.h"
 
+#include <map>
+
+#include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/op.h"
 
 namespace pipesplit::ir {
@@ -25,6 +28,71 @@ const CallNode* IsExternCall(const Expr& expr, std::string_view symbol) {
   if (call == nullptr) return nullptr;
   const auto* callee = As<ExternFuncNode>(call->op());
   return callee != nullptr && callee->global_symbol() == symbol ? call : nullptr;
+}
+
+const CallNode* FindDispatchCall(const FunctionNode& func) {
+  const auto* seq = As<SeqExprNode>(func.body());
+  if (seq == nullptr) return nullptr;
+  for (const BindingBlock& block : seq->blocks()) {
+    for (const Binding& b : block->bindings()) {
+      if (const CallNode* call = IsExternCall(b->value(), protocol::kCallBuiltinWithCtx,
+                                              protocol::kDispatchFunctionByGroup)) {
+        return call;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::vector<const TupleNode*>> ReadDispatchTable(const CallNode& dispatch) {
+  // call_builtin_with_ctx(kDispatchFunctionByGroup, (table,)) with table = ((stage, args...), ...)
+  const auto* args = dispatch.args().size() > 1 ? As<TupleNode>(dispatch.args()[1]) : nullptr;
+  const auto* table = args && !args->fields().empty() ? As<TupleNode>(args->fields()[0]) : nullptr;
+  if (table == nullptr) return std::nullopt;
+  std::vector<const TupleNode*> entries;
+  entries.reserve(table->fields().size());
+  for (const Expr& e : table->fields()) {
+    const auto* entry = As<TupleNode>(e);
+    entries.push_back(entry != nullptr && !entry->fields().empty() ? entry : nullptr);
+  }
+  return entries;
+}
+
+std::vector<WeightRead> WeightReadsOf(const FunctionNode& function) {
+  if (function.params().empty() ||
+      function.params().back()->name_hint() != protocol::kPackedParams) {
+    return {};
+  }
+  struct Finder : ExprVisitor {
+    const VarNode* packed;
+    std::map<int64_t, StructInfo> found;
+    void Add(int64_t index, const StructInfo& sinfo) {
+      auto [it, inserted] = found.emplace(index, sinfo);
+      if (!inserted && it->second->kind() == NodeKind::kObjectSInfo) it->second = sinfo;
+    }
+    void VisitExpr_(const TupleGetItemNode& node) override {
+      if (node.tuple().get() == packed) Add(node.index(), node.struct_info());
+      ExprVisitor::VisitExpr_(node);
+    }
+    void VisitExpr_(const CallNode& call) override {
+      if (IsExternCall(call, protocol::kCallPurePacked, protocol::kTupleGetItem) &&
+          call.args().size() == 3 && call.args()[1].get() == packed) {
+        if (const auto* index = As<PrimValueNode>(call.args()[2])) {
+          if (auto i = AsConstInt(index->value())) {
+            Add(*i, call.sinfo_args().empty() ? ObjectSInfo() : call.sinfo_args()[0]);
+          }
+        }
+      }
+      ExprVisitor::VisitExpr_(call);
+    }
+  } finder;
+  finder.packed = function.params().back().get();
+  finder.VisitExpr(function.body());
+  std::vector<WeightRead> out;
+  for (auto& [index, sinfo] : finder.found) {
+    out.push_back({index, sinfo ? sinfo : ObjectSInfo()});
+  }
+  return out;
 }
 
 Call MakeExternCall(std::string_view op_name, std::string symbol, std::vector<Expr> rest,

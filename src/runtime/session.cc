@@ -49,20 +49,6 @@ class WeightTable : public FieldObject {
   std::map<int64_t, Tensor> tensors_;
 };
 
-const ir::CallNode* FindDispatch(const ir::FunctionNode& func) {
-  const auto* seq = ir::As<ir::SeqExprNode>(func.body());
-  if (seq == nullptr) return nullptr;
-  for (const ir::BindingBlock& block : seq->blocks()) {
-    for (const ir::Binding& b : block->bindings()) {
-      if (const ir::CallNode* call = ir::IsExternCall(b->value(), ir::protocol::kCallBuiltinWithCtx,
-                                                      ir::protocol::kDispatchFunctionByGroup)) {
-        return call;
-      }
-    }
-  }
-  return nullptr;
-}
-
 std::string DescribeDeclared(const ir::TensorSInfoNode& t, const Shape& dims) {
   std::string out = t.dtype().is_void() ? "tensor" : t.dtype().ToString();
   if (!t.shape())
@@ -93,7 +79,7 @@ void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
 }
 
 // A weight whose dtype or static dims contradict how the stage reads it.
-void CheckWeight(const Tensor& t, const WeightRead& read, const std::string& name,
+void CheckWeight(const Tensor& t, const ir::WeightRead& read, const std::string& name,
                  const std::string& function) {
   const auto* declared = ir::As<ir::TensorSInfoNode>(read.sinfo);
   if (declared == nullptr) return;
@@ -147,58 +133,16 @@ EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry) {
   layout.has_packed_params =
       !params.empty() && params.back()->name_hint() == ir::protocol::kPackedParams;
   layout.num_inputs = params.size() - (layout.has_packed_params ? 1 : 0);
-  if (const ir::CallNode* dispatch = FindDispatch(*layout.func)) {
-    const auto* args =
-        dispatch->args().size() > 1 ? ir::As<ir::TupleNode>(dispatch->args()[1]) : nullptr;
-    const auto* table =
-        args && !args->fields().empty() ? ir::As<ir::TupleNode>(args->fields()[0]) : nullptr;
-    if (table == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
-    for (const ir::Expr& e : table->fields()) {
-      const auto* item = ir::As<ir::TupleNode>(e);
-      const auto* gvar =
-          item && !item->fields().empty() ? ir::As<ir::GlobalVarNode>(item->fields()[0]) : nullptr;
+  if (const ir::CallNode* dispatch = ir::FindDispatchCall(*layout.func)) {
+    std::optional<std::vector<const ir::TupleNode*>> table = ir::ReadDispatchTable(*dispatch);
+    if (!table) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
+    for (const ir::TupleNode* item : *table) {
+      const auto* gvar = item != nullptr ? ir::As<ir::GlobalVarNode>(item->fields()[0]) : nullptr;
       if (gvar == nullptr) throw RuntimeError("'" + entry + "' has a malformed dispatch table");
       layout.stages.push_back(gvar->name_hint());
     }
   }
   return layout;
-}
-
-std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function) {
-  if (function.params().empty() ||
-      function.params().back()->name_hint() != ir::protocol::kPackedParams) {
-    return {};
-  }
-  struct Finder : ir::ExprVisitor {
-    const ir::VarNode* packed;
-    std::map<int64_t, ir::StructInfo> found;
-    void Add(int64_t index, const ir::StructInfo& sinfo) {
-      auto [it, inserted] = found.emplace(index, sinfo);
-      if (!inserted && it->second->kind() == ir::NodeKind::kObjectSInfo) it->second = sinfo;
-    }
-    void VisitExpr_(const ir::TupleGetItemNode& node) override {
-      if (node.tuple().get() == packed) Add(node.index(), node.struct_info());
-      ExprVisitor::VisitExpr_(node);
-    }
-    void VisitExpr_(const ir::CallNode& call) override {
-      if (ir::IsExternCall(call, ir::protocol::kCallPurePacked, ir::protocol::kTupleGetItem) &&
-          call.args().size() == 3 && call.args()[1].get() == packed) {
-        if (const auto* index = ir::As<ir::PrimValueNode>(call.args()[2])) {
-          if (auto i = ir::AsConstInt(index->value())) {
-            Add(*i, call.sinfo_args().empty() ? ir::ObjectSInfo() : call.sinfo_args()[0]);
-          }
-        }
-      }
-      ExprVisitor::VisitExpr_(call);
-    }
-  } finder;
-  finder.packed = function.params().back().get();
-  finder.VisitExpr(function.body());
-  std::vector<WeightRead> out;
-  for (auto& [index, sinfo] : finder.found) {
-    out.push_back({index, sinfo ? sinfo : ir::ObjectSInfo()});
-  }
-  return out;
 }
 
 Schedule ResolveSchedule(const SessionOptions& options) {
@@ -275,7 +219,7 @@ RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
 
     auto table = std::make_shared<WeightTable>();
     table->group_ = group;
-    for (const WeightRead& read : WeightReadsOf(*stage_func)) {
+    for (const ir::WeightRead& read : ir::WeightReadsOf(*stage_func)) {
       Tensor t = weights.Load(read.index);
       CheckWeight(t, read, weights.Name(read.index), report.function);
       report.weight_bytes += t.nbytes();

@@ -14,6 +14,7 @@
 #ifndef PIPESPLIT_IR_PROTOCOL_H_
 #define PIPESPLIT_IR_PROTOCOL_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,24 @@ inline constexpr const char kCallDpsPacked[] = "relax.call_dps_packed";
 inline constexpr const char kCallBuiltinWithCtx[] = "relax.call_builtin_with_ctx";
 
 }  // namespace protocol
+
+// The first kDispatchFunctionByGroup call bound in the body of `func`, or nullptr.
+const CallNode* FindDispatchCall(const FunctionNode& func);
+
+// The stage table of a kDispatchFunctionByGroup call, in group order: entry g is the tuple
+// `(stage_g, args...)`, or nullptr where the table holds something else (an empty tuple, a
+// var). nullopt when the call carries no table at all. The one decoder of the table: the
+// runtime runs it, the pipeline checks compare its stages' sends and receives.
+std::optional<std::vector<const TupleNode*>> ReadDispatchTable(const CallNode& dispatch);
+
+// The packed_params fields `function` reads (kTupleGetItem calls on its packed_params
+// parameter and packed_params[i] items), ascending by index, each with the struct info it is
+// read as (R.Object when unknown). Empty when its last parameter is not packed_params.
+struct WeightRead {
+  int64_t index;
+  StructInfo sinfo;
+};
+std::vector<WeightRead> WeightReadsOf(const FunctionNode& function);
 
 // The ExternFunc `call` passes as its first argument (the callee of a packing op), or nullptr.
 const ExternFuncNode* PackedCallee(const CallNode& call);

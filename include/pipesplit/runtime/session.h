@@ -130,15 +130,6 @@ struct EntryLayout {
 };
 EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry);
 
-// The packed_params fields `function` reads (tuple_getitem builtin calls on its packed_params
-// parameter and packed_params[i] items), ascending by index, each with the struct info it is
-// read as (R.Object when unknown).
-struct WeightRead {
-  int64_t index;
-  ir::StructInfo sinfo;
-};
-std::vector<WeightRead> WeightReadsOf(const ir::FunctionNode& function);
-
 // Runs worker `worker` of the session over `transport` (threads or MPI); returns its report
 // and, for the first worker of the last group, the output. Throws WorkerError.
 RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
