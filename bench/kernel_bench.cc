@@ -23,6 +23,7 @@
 #include "pipesplit/runtime/create.h"
 #include "pipesplit/runtime/half.h"
 #include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/runtime/threading.h"
 #include "pipesplit/script/parser.h"

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"

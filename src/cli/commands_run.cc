@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/runtime/linalg.h"
 #include "pipesplit/runtime/safetensors.h"
 #include "pipesplit/runtime/session.h"
-#include "pipesplit/runtime/threading.h"
 #include "pipesplit/runtime/trace.h"
 #include "pipesplit/runtime/weights.h"
 #include "pipesplit/support/diagnostic.h"
@@ -89,8 +89,8 @@ struct RunArgs {
   std::string entry = "main";
   std::string params;
   InputOptions inputs;
-  int groups = 0;  // 0: as many as the module has stages
-  int group_size = 1;
+  int groups = 0;      // 0: as many as the module has stages
+  int group_size = 0;  // 0: 1 on threads; under MPI, the ranks divided among the groups
   std::string transport = "threads";
   double timeout = 60;
   std::string output;
@@ -105,7 +105,8 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   AddInputOptions(cmd, &args->inputs);
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--group-size", args->group_size, "workers per group (default: 1)")
+  cmd->add_option("--group-size", args->group_size,
+                  "workers per group (default: 1; under MPI, the ranks divided among the groups)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--timeout", args->timeout,
                   "seconds a receive waits for its send before failing (default: 60)")
@@ -138,12 +139,15 @@ void PrintReports(const std::vector<runtime::WorkerReport>& reports) {
   }
 }
 
-runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
+// The session `launcher` runs: its groups formed from the flags and the module's stages.
+runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod,
+                                const runtime::Launcher& launcher) {
   runtime::SessionOptions options;
   runtime::EntryLayout layout = runtime::AnalyzeEntry(mod, args.entry);
   int stages = layout.stages.empty() ? 1 : static_cast<int>(layout.stages.size());
-  options.num_groups = args.groups > 0 ? args.groups : stages;
-  options.group_size = args.group_size;
+  runtime::GroupShape shape = launcher.FormGroups({args.groups, args.group_size}, stages);
+  options.num_groups = shape.num_groups;
+  options.group_size = shape.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.kernels = LoadKernels(mod, args.kernels);
   options.metadata = LoadMetadata(args.inputs.metadata);
@@ -151,108 +155,39 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod) {
   return options;
 }
 
-int RunThreadsCommand(const RunArgs& args) {
+int RunOn(runtime::Launcher& launcher, const RunArgs& args) {
   ir::IRModule mod = LoadModule(args.module);
-  runtime::SessionOptions options = Options(args, mod);
+  runtime::SessionOptions options = Options(args, mod, launcher);
+  runtime::ResolveSchedule(options);  // a bad schedule fails before any input is read
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
   std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
       args.inputs, mod, args.entry, options.kernels, options.metadata, args.pipeline.microbatches);
-  runtime::RunResult result =
-      runtime::RunPipelineThreads(mod, args.entry, inputs, weights, options);
+  runtime::RunResult result = launcher.Run(mod, args.entry, inputs, weights, options);
+  PrintReports(result.workers);
+  if (!result.holds_outputs) return 0;
+  ReportTrace(args.pipeline, result.trace);
   std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
   runtime::WriteSafetensors(args.output, outputs);
-  PrintReports(result.workers);
-  ReportTrace(args.pipeline, result.trace);
   std::printf("wrote %zu output%s to %s\n", outputs.size(), outputs.size() == 1 ? "" : "s",
               args.output.c_str());
   return 0;
 }
 
-// The first rank of every group hands its slices to the first rank of the last group, which
-// prints the summary and writes the trace and timeline.
-void GatherTrace(const RunArgs& args, const runtime::SessionOptions& options,
-                 const ir::IRModule& mod, std::vector<runtime::TraceSlice> slices,
-                 runtime::Transport& transport, int rank) {
-  const int reporter = (options.num_groups - 1) * options.group_size;
-  if (options.num_groups < 2 || rank % options.group_size != 0) return;
-  if (rank != reporter) {
-    transport.Send(rank, reporter, runtime::SlicesToTensor(slices));
-    return;
-  }
-  for (int g = 0; g + 1 < options.num_groups; ++g) {
-    std::vector<runtime::TraceSlice> more =
-        runtime::SlicesFromTensor(transport.Recv(rank, g * options.group_size, options.timeout));
-    slices.insert(slices.end(), more.begin(), more.end());
-  }
-  ReportTrace(args.pipeline, runtime::MakeRunTrace(options.num_groups, options.num_microbatches,
-                                                   runtime::AnalyzeEntry(mod, args.entry).stages,
-                                                   std::move(slices)));
-}
-
-int RunMpiWorker(const RunArgs& args) {
-  int rank = runtime::MpiRank();
-  int world = runtime::MpiWorldSize();
-  ir::IRModule mod = LoadModule(args.module);
-  runtime::SessionOptions options = Options(args, mod);
-  if (args.groups > 0 || args.group_size == 1) {
-    if (world % options.num_groups != 0) {
-      throw runtime::RuntimeError(
-          fmt::format("{} MPI ranks cannot form {} equal groups", world, options.num_groups));
-    }
-    options.group_size = world / options.num_groups;
-  } else {
-    if (world % options.group_size != 0) {
-      throw runtime::RuntimeError(
-          fmt::format("{} MPI ranks cannot form groups of {}", world, options.group_size));
-    }
-    options.num_groups = world / options.group_size;
-  }
-  ApplyPipelineArgs(args.pipeline, &options);  // with the groups the ranks form
-  if (options.threads_per_group > 0) {         // per rank: a group's share
-    options.threads_per_group = std::max(1, options.threads_per_group / options.group_size);
-  }
-  if (args.pipeline.threads_per_group > 0) {
-    runtime::SetBlasThreads(std::max(1, args.pipeline.threads_per_group / options.group_size));
-  }
-  runtime::ResolveSchedule(options);  // a bad schedule fails before any message
-  std::unique_ptr<runtime::Transport> transport = runtime::MakeMpiTransport(options.timeout);
-  runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
-  std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
-      args.inputs, mod, args.entry, options.kernels, options.metadata, args.pipeline.microbatches);
-  if (options.threads_per_group > 0) runtime::SetThreadNumThreads(options.threads_per_group);
-  // Epoch 0 of the monotonic clock: the same on every rank of one host.
-  runtime::TraceRecorder recorder(std::chrono::steady_clock::time_point{});
-  runtime::RunResult result;
-  try {
-    result = runtime::RunPipelineWorker(mod, args.entry, inputs, weights, options, *transport, rank,
-                                        &recorder);
-  } catch (const runtime::WorkerError& e) {
-    if (!e.aborted()) transport->Abort(rank, e.what());
-    throw;
-  }
-  PrintReports(result.workers);
-  if (rank == (options.num_groups - 1) * options.group_size) {
-    std::vector<runtime::NamedTensor> outputs = Outputs(result.outputs, args.pipeline);
-    runtime::WriteSafetensors(args.output, outputs);
-    std::printf("wrote %zu output%s to %s\n", outputs.size(), outputs.size() == 1 ? "" : "s",
-                args.output.c_str());
-  }
-  GatherTrace(args, options, mod, recorder.Take(), *transport, rank);
-  return 0;
-}
-
-// Each rank reports its own error before MPI_Finalize: mpirun stops the job as soon as one rank
-// exits non-zero, so a rank that printed after finalizing could lose its message.
-int RunMpiCommand(const RunArgs& args) {
+// Each worker process reports its own error before the launcher shuts down: mpirun stops the
+// job as soon as one rank exits non-zero, so a rank that printed after shutting down could lose
+// its message.
+int RunCommand(const RunArgs& args) {
+  std::unique_ptr<runtime::Launcher> launcher =
+      args.transport == "mpi" ? runtime::MakeMpiLauncher() : runtime::MakeThreadLauncher();
   int exit_code = 0;
   try {
-    exit_code = RunMpiWorker(args);
+    exit_code = RunOn(*launcher, args);
   } catch (...) {
     exit_code = ReportCurrentException();
   }
   std::fflush(stderr);
   std::fflush(stdout);
-  if (std::optional<std::string> lost = runtime::FinalizeMpi()) {
+  if (std::optional<std::string> lost = launcher->Shutdown()) {
     if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
     std::fflush(stderr);
     exit_code = 1;
@@ -271,8 +206,7 @@ Runner AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"threads", "mpi"}));
   cmd->add_option("-o,--output", args->output, "outputs (safetensors): output_0, output_1, ...")
       ->required();
-  return
-      [args] { return args->transport == "mpi" ? RunMpiCommand(*args) : RunThreadsCommand(*args); };
+  return [args] { return RunCommand(*args); };
 }
 
 Runner AddVerifySplitCommand(CLI::App& app) {
@@ -287,20 +221,20 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     std::vector<transform::StagePlan> plans;
     ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
     analysis::VerifyWellFormed(split);
-    runtime::SessionOptions options = Options(*args, split);
+    std::unique_ptr<runtime::Launcher> launcher = runtime::MakeThreadLauncher();
+    runtime::SessionOptions options = Options(*args, split, *launcher);
 
     // The reference: every micro-batch alone, unsplit, on one worker with a group's threads.
     runtime::SessionOptions single;
     single.timeout = options.timeout;
     single.kernels = LoadKernels(mod, args->kernels);
     single.metadata = LoadMetadata(args->inputs.metadata);
-    single.threads_per_group = options.threads_per_group > 0
-                                   ? std::max(1, options.threads_per_group / options.group_size)
-                                   : 0;
-    single.blas_threads_per_group =
-        options.blas_threads_per_group > 0
-            ? std::max(1, options.blas_threads_per_group / options.group_size)
-            : 0;
+    // A group's share for one of its workers (what each worker of the split run gets).
+    auto share = [&](int per_group) {
+      return per_group > 0 ? std::max(1, per_group / options.group_size) : 0;
+    };
+    single.threads_per_group = share(options.threads_per_group);
+    single.blas_threads_per_group = share(options.blas_threads_per_group);
     // Inputs are made afresh for each run: a --arg value may be mutable state (a KV cache).
     std::vector<std::vector<runtime::Value>> inputs =
         LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,
@@ -308,13 +242,12 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     std::vector<runtime::Value> reference_outputs;
     runtime::RunResult reference;
     for (const std::vector<runtime::Value>& microbatch : inputs) {
-      reference = runtime::RunThreads(mod, args->entry, microbatch, weights, single);
+      reference = launcher->Run(mod, args->entry, {microbatch}, weights, single);
       reference_outputs.push_back(reference.output);
     }
     inputs = LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,
                         args->pipeline.microbatches);
-    runtime::RunResult staged =
-        runtime::RunPipelineThreads(split, args->entry, inputs, weights, options);
+    runtime::RunResult staged = launcher->Run(split, args->entry, inputs, weights, options);
 
     std::vector<runtime::Tensor> a, b;
     for (const runtime::Value& v : reference_outputs) v.Flatten(&a);

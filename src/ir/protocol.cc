@@ -30,6 +30,22 @@ const CallNode* IsExternCall(const Expr& expr, std::string_view symbol) {
   return callee != nullptr && callee->global_symbol() == symbol ? call : nullptr;
 }
 
+size_t CountPackedCalls(const FunctionNode& function, std::string_view symbol) {
+  struct Counter : ExprVisitor {
+    std::string_view symbol;
+    size_t count = 0;
+    void VisitExpr_(const CallNode& call) override {
+      const ExternFuncNode* callee = As<ExternFuncNode>(call.op());  // R.call_packed("sym", ...)
+      if (callee == nullptr) callee = PackedCallee(call);            // a packing op's callee
+      if (callee != nullptr && callee->global_symbol() == symbol) ++count;
+      ExprVisitor::VisitExpr_(call);
+    }
+  } counter;
+  counter.symbol = symbol;
+  counter.VisitExpr(function.body());
+  return counter.count;
+}
+
 const CallNode* FindDispatchCall(const FunctionNode& func) {
   const auto* seq = As<SeqExprNode>(func.body());
   if (seq == nullptr) return nullptr;

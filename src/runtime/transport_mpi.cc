@@ -34,6 +34,7 @@ constexpr int kBodyTag = 102;
 constexpr int kAbortTag = 103;
 constexpr int64_t kChunk = int64_t{1} << 30;
 constexpr auto kPeerCheckInterval = std::chrono::milliseconds(100);
+constexpr auto kAbortGrace = std::chrono::milliseconds(200);
 
 // Set when a peer was found dead: MPI_Finalize is a collective fence that would wait for it.
 std::atomic<bool> peer_lost{false};
@@ -190,8 +191,10 @@ class MpiTransport : public Transport {
     }
   }
 
-  // Throws TransportAborted when another rank has announced a failure.
+  // Throws TransportAborted when another rank has announced a failure (then on every later
+  // call too).
   void CheckAbort() {
+    if (received_abort_) throw TransportAborted(*received_abort_);
     int flag = 0;
     MPI_Status status;
     MPI_Iprobe(MPI_ANY_SOURCE, kAbortTag, MPI_COMM_WORLD, &flag, &status);
@@ -202,6 +205,7 @@ class MpiTransport : public Transport {
     MPI_Recv(message.data(), count, MPI_CHAR, status.MPI_SOURCE, kAbortTag, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
     aborting_ = true;  // do not re-broadcast
+    received_abort_ = message;
     throw TransportAborted(message);
   }
 
@@ -227,6 +231,9 @@ class MpiTransport : public Transport {
       try {
         CheckAbort();
       } catch (...) {
+        // A peer may fail right after taking this message, before this rank saw the request
+        // complete: a message delivered is not failed (the abort fails the next operation).
+        if (CompletesWithin(requests, kAbortGrace)) return;
         for (MPI_Request& r : requests) {
           if (r != MPI_REQUEST_NULL) {
             MPI_Cancel(&r);
@@ -242,6 +249,19 @@ class MpiTransport : public Transport {
     }
   }
 
+  // Whether `requests` complete within `grace`.
+  static bool CompletesWithin(std::vector<MPI_Request>& requests,
+                              std::chrono::milliseconds grace) {
+    const auto deadline = std::chrono::steady_clock::now() + grace;
+    do {
+      int done = 0;
+      MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE);
+      if (done) return true;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < deadline);
+    return false;
+  }
+
   std::chrono::milliseconds send_timeout_;
   std::optional<Fault> fault_;     // a wire fault this rank injects (tests only)
   std::vector<int64_t> sent_;      // tensors sent to each rank: the next sequence number
@@ -250,6 +270,7 @@ class MpiTransport : public Transport {
   int size_ = 1;
   bool aborting_ = false;
   std::string abort_message_;
+  std::optional<std::string> received_abort_;  // the failure another rank announced
   std::vector<MPI_Request> abort_requests_;
   std::vector<ProcessIdentity> peers_;  // every rank's process, by rank
   std::chrono::steady_clock::time_point last_peer_check_{};

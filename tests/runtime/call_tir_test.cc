@@ -5,6 +5,7 @@
 
 #include "pipesplit/runtime/interpreter.h"
 #include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"

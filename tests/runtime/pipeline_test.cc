@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/runtime/schedule.h"
 #include "pipesplit/runtime/session.h"
 #include "pipesplit/runtime/threading.h"
@@ -119,6 +120,16 @@ TEST_F(PipelineTest, EveryMicrobatchIsBitIdenticalToItsUnsplitRun) {
       ExpectEveryMicrobatchMatchesItsUnsplitRun(options);
     }
   }
+}
+
+// A link holds max_in_flight micro-batches of the most tensors any stage sends: stage 1 of
+// kThreeStages forwards `a` beside its own result, two direct send_to_next_group calls.
+TEST_F(PipelineTest, LinkCapacityCountsEverySendOfTheBusiestStage) {
+  SessionOptions options;
+  options.num_groups = 3;
+  options.max_in_flight = 3;
+  EXPECT_EQ(LinkCapacity(split_, "main", options), 6u);
+  EXPECT_EQ(LinkCapacity(unsplit_, "main", options), 3u);  // no stages: one tensor per batch
 }
 
 TEST_F(PipelineTest, GroupSizeAndThreadsPerGroupDoNotChangeResults) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 
+#include "pipesplit/runtime/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 

@@ -81,6 +81,11 @@ struct WeightRead {
 };
 std::vector<WeightRead> WeightReadsOf(const FunctionNode& function);
 
+// How many calls of packed function `symbol` the body of `function` holds, called directly or
+// through a packing op, nested ones included (a stage's sends per micro-batch: kSendToNextGroup,
+// receives: kRecvFromPrevGroup).
+size_t CountPackedCalls(const FunctionNode& function, std::string_view symbol);
+
 // The ExternFunc `call` passes as its first argument (the callee of a packing op), or nullptr.
 const ExternFuncNode* PackedCallee(const CallNode& call);
 

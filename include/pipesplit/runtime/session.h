@@ -64,14 +64,14 @@ struct SessionOptions {
   // no state): KernelLibrary::Load(path of the library built from the module). Null: the
   // module's R.call_tir calls cannot run.
   std::shared_ptr<const KernelLibrary> kernels;
-  // Micro-batches per run (RunPipeline* take one input list per micro-batch).
+  // Micro-batches per run (a launcher's Run takes one input list per micro-batch).
   int num_microbatches = 1;
   // Micro-batches sent but not yet received, per link (a send waits while the link is full).
   int max_in_flight = 2;
   // Kernel threads of each group, shared by its workers (each worker gets its own pool, see
   // threading.h); 0 leaves the process-wide setting. Kernel results do not depend on it.
   int threads_per_group = 0;
-  // OpenBLAS threads of each group for the run (RunPipelineThreads; process-wide, so every
+  // OpenBLAS threads of each group for the run (process-wide, so every
   // group gets the same); 0 leaves the setting. sgemm results depend on it (see linalg.h).
   int blas_threads_per_group = 0;
   // The schedule to run; null: MakePipelineSchedule(num_groups, num_microbatches).
@@ -114,10 +114,13 @@ struct WorkerReport {
 };
 
 struct RunResult {
-  Value output;                // micro-batch 0's output (the first worker of the last group)
+  // Whether this result holds the outputs: on the first worker of the last group, and so
+  // always in a run whose workers are threads of this process (launch.h).
+  bool holds_outputs = true;
+  Value output;                // micro-batch 0's output
   std::vector<Value> outputs;  // every micro-batch's output, in micro-batch order
   std::vector<WorkerReport> workers;
-  RunTrace trace;  // one track per group (RunPipelineThreads; RunPipelineWorker: its own)
+  RunTrace trace;  // one track per group (a launcher's run; a PipelineWorker's run: empty)
 };
 
 // How a worker's entry is laid out: its inputs, and whether a packed_params comes last.
@@ -130,27 +133,10 @@ struct EntryLayout {
 };
 EntryLayout AnalyzeEntry(const ir::IRModule& mod, const std::string& entry);
 
-// Runs worker `worker` of the session over `transport` (threads or MPI); returns its report
-// and, for the first worker of the last group, the output. Throws WorkerError.
-RunResult RunWorker(const ir::IRModule& mod, const std::string& entry,
-                    const std::vector<Value>& inputs, const WeightSource& weights,
-                    const SessionOptions& options, Transport& transport, int worker);
-
-// Runs all workers as threads of this process.
-RunResult RunThreads(const ir::IRModule& mod, const std::string& entry,
-                     const std::vector<Value>& inputs, const WeightSource& weights,
-                     const SessionOptions& options);
-
-// The same with options.num_microbatches micro-batches; microbatches[k] holds the inputs of
-// micro-batch k. The schedule is checked before anything runs. RunPipelineWorker records the
-// slices of its group into `recorder` (may be null) when it is its group's first worker.
-RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,
-                            const std::vector<std::vector<Value>>& microbatches,
-                            const WeightSource& weights, const SessionOptions& options,
-                            Transport& transport, int worker, TraceRecorder* recorder = nullptr);
-RunResult RunPipelineThreads(const ir::IRModule& mod, const std::string& entry,
-                             const std::vector<std::vector<Value>>& microbatches,
-                             const WeightSource& weights, const SessionOptions& options);
+// The function each of `num_groups` groups runs: the stages of `entry`, or `entry` itself on
+// every group when it is not split.
+std::vector<std::string> GroupFunctions(const ir::IRModule& mod, const std::string& entry,
+                                        int num_groups);
 
 // Tensors the link from a group to the next holds for `options`: max_in_flight times the
 // most sends any stage of `entry` makes per micro-batch.
