@@ -112,10 +112,12 @@ class MpiTransport : public Transport {
     auto deadline = start + timeout;
     MPI_Status status;
     for (;;) {
-      CheckAbort();
+      // A tensor already sent is taken even when its sender has failed since: the abort fails
+      // the next operation that has to wait.
       int flag = 0;
       MPI_Iprobe(from, kHeaderTag, MPI_COMM_WORLD, &flag, &status);
       if (flag) break;
+      CheckAbort();
       auto now = std::chrono::steady_clock::now();
       if (now > deadline) {
         throw RuntimeError("timed out after " + Seconds(timeout) +
@@ -250,8 +252,7 @@ class MpiTransport : public Transport {
   }
 
   // Whether `requests` complete within `grace`.
-  static bool CompletesWithin(std::vector<MPI_Request>& requests,
-                              std::chrono::milliseconds grace) {
+  static bool CompletesWithin(std::vector<MPI_Request>& requests, std::chrono::milliseconds grace) {
     const auto deadline = std::chrono::steady_clock::now() + grace;
     do {
       int done = 0;
@@ -322,8 +323,7 @@ std::optional<std::string> FinalizeMpi() {
     for (size_t r = 0; r < peer_processes.size(); ++r) {
       if (ProcessAlive(peer_processes[r])) continue;
       peer_lost = true;
-      return GoneMessage(static_cast<int>(r), peer_processes[r].pid) +
-             " before the end of the run";
+      return GoneMessage(static_cast<int>(r), peer_processes[r].pid) + " before the end of the run";
     }
   }
   MPI_Finalize();
