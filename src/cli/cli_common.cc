@@ -5,14 +5,11 @@
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
-#include <new>
 
-#include "pipesplit/codegen/codegen.h"
-#include "pipesplit/runtime/tensor.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"
-#include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/error.h"
 #include "pipesplit/support/text.h"
 
 namespace pipesplit::cli {
@@ -60,27 +57,9 @@ void AddTirSyntaxOption(CLI::App* app, std::optional<ir::TirSyntax>* syntax) {
 }
 
 int ReportCurrentException() {
-  try {
-    throw;
-  } catch (const DiagnosticError& e) {
-    std::fputs(e.what(), stderr);
-    return 1;
-  } catch (const codegen::CodegenError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  } catch (const runtime::RuntimeError& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  } catch (const InternalError& e) {
-    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
-    return 2;
-  } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "error: out of memory\n");
-    return 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "internal error: %s\nplease report this bug\n", e.what());
-    return 2;
-  }
+  ErrorReport report = pipesplit::ReportCurrentException();
+  std::fputs(report.text.c_str(), stderr);
+  return report.exit_code;
 }
 
 }  // namespace pipesplit::cli

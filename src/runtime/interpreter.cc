@@ -47,7 +47,8 @@ class UseCollector : public ir::ExprVisitor {
 ExecutionError::ExecutionError(std::string function, std::string binding, Span span,
                                std::string message)
     : RuntimeError("in function '" + function + "', binding '" + binding + "' (" +
-                   SourceManager::Global().Describe(span) + "): " + message),
+                       SourceManager::Global().Describe(span) + "): " + message,
+                   span.valid() ? std::optional<Span>(span) : std::nullopt),
       function_(std::move(function)),
       binding_(std::move(binding)),
       span_(span),

@@ -75,7 +75,9 @@ DiagnosticError::DiagnosticError(Diagnostic diagnostic)
     : DiagnosticError(std::vector<Diagnostic>{std::move(diagnostic)}) {}
 
 DiagnosticError::DiagnosticError(std::vector<Diagnostic> diagnostics)
-    : std::runtime_error(RenderAll(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+    : Error(ErrorKind::kUser, RenderAll(diagnostics),
+            diagnostics.empty() ? std::nullopt : std::optional<Span>(diagnostics[0].span)),
+      diagnostics_(std::move(diagnostics)) {}
 
 void ThrowError(Span span, std::string message) {
   Diagnostic d;

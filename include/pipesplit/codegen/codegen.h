@@ -10,13 +10,15 @@
 #include <string>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/support/error.h"
 
 namespace pipesplit::codegen {
 
 // A module codegen cannot translate, a missing compiler or a failed compilation.
-class CodegenError : public std::runtime_error {
+// (A user error of support/error.h: exit status 1.)
+class CodegenError : public Error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CodegenError(const std::string& what) : Error(ErrorKind::kUser, what) {}
 };
 
 // Where a build stands, for a progress display: `compiled` of `to_compile` kernels (the ones

@@ -26,14 +26,17 @@
 #include <vector>
 
 #include "pipesplit/support/dtype.h"
+#include "pipesplit/support/error.h"
 
 namespace pipesplit::runtime {
 
 // A user-level error in runtime inputs: mismatched shapes, bad axes, out-of-range indices,
 // unsupported dtypes, malformed files.
-class RuntimeError : public std::runtime_error {
+// (A user error of support/error.h: exit status 1.)
+class RuntimeError : public Error {
  public:
-  explicit RuntimeError(const std::string& what) : std::runtime_error(what) {}
+  explicit RuntimeError(const std::string& what, std::optional<Span> location = std::nullopt)
+      : Error(ErrorKind::kUser, what, location) {}
 };
 
 using Shape = std::vector<int64_t>;

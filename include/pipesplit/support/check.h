@@ -11,11 +11,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "pipesplit/support/error.h"
+
 namespace pipesplit {
 
-class InternalError : public std::logic_error {
+class InternalError : public Error {
  public:
-  explicit InternalError(const std::string& what) : std::logic_error(what) {}
+  explicit InternalError(const std::string& what) : Error(ErrorKind::kInternal, what) {}
 };
 
 namespace detail {

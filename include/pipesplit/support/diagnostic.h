@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipesplit/support/error.h"
 #include "pipesplit/support/source.h"
 
 namespace pipesplit {
@@ -47,10 +48,12 @@ struct Diagnostic {
 std::string Render(const Diagnostic& diagnostic, bool show_source = true);
 
 // An error carrying one or more diagnostics; what() is the rendering of all of them.
-class DiagnosticError : public std::runtime_error {
+// Its location is the first diagnostic's span; Report() is what().
+class DiagnosticError : public Error {
  public:
   explicit DiagnosticError(Diagnostic diagnostic);
   explicit DiagnosticError(std::vector<Diagnostic> diagnostics);
+  std::string Report() const override { return what(); }
 
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
 
