@@ -20,16 +20,16 @@
 #include <vector>
 
 #include "pipesplit/codegen/codegen.h"
-#include "pipesplit/runtime/create.h"
-#include "pipesplit/runtime/half.h"
-#include "pipesplit/runtime/kernel_library.h"
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/session.h"
-#include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/kernels/create.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
+#include "pipesplit/runtime/kernels/threading.h"
+#include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/runtime/tensor/half.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
 #include "src/cli/models/llama_example.h"
-#include "src/runtime/blas.h"
+#include "src/runtime/kernels/blas.h"
 
 namespace pipesplit {
 namespace {

@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "pipesplit/runtime/create.h"
-#include "pipesplit/runtime/transport.h"
+#include "pipesplit/runtime/dist/transport.h"
+#include "pipesplit/runtime/kernels/create.h"
 
 using namespace pipesplit;
 

@@ -9,9 +9,9 @@
 #include <map>
 #include <thread>
 
-#include "pipesplit/runtime/create.h"
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/kernels/create.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/models/llama_example.h"

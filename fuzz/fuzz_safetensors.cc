@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pipesplit::runtime;

@@ -1,5 +1,5 @@
 // libFuzzer target: the decoder of the MPI transport's tensor header message
-// (src/runtime/transport_wire.h), fed what a garbling peer could send. A message is either
+// (src/runtime/dist/transport_wire.h), fed what a garbling peer could send. A message is either
 // rejected with a RuntimeError naming the worker or decodes to a tensor whose encoding is the
 // message itself.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <span>
 
-#include "src/runtime/transport_wire.h"
+#include "src/runtime/dist/transport_wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace pipesplit::runtime;

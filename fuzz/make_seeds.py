@@ -6,7 +6,7 @@ Usage: make_seeds.py <source-dir> <out-dir>
       ../shared/corpus (those under 16 KiB: small seeds keep the targets fast);
   <out>/fuzz_tir: every @T.prim_func of those files, dedented (the target indents it back);
   <out>/fuzz_safetensors: small valid files of every dtype, with and without metadata;
-  <out>/fuzz_wire: header messages of the MPI transport (src/runtime/transport_wire.h).
+  <out>/fuzz_wire: header messages of the MPI transport (src/runtime/dist/transport_wire.h).
 """
 import hashlib
 import json

@@ -5,7 +5,7 @@
 #include <system_error>
 
 #include "pipesplit/codegen/codegen.h"
-#include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
 

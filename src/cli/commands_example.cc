@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
 #include "src/cli/models/random_inputs.h"

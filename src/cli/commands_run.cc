@@ -7,12 +7,12 @@
 #include <thread>
 
 #include "pipesplit/analysis/well_formed.h"
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/linalg.h"
-#include "pipesplit/runtime/safetensors.h"
-#include "pipesplit/runtime/session.h"
-#include "pipesplit/runtime/trace.h"
-#include "pipesplit/runtime/weights.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/exec/trace.h"
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/io/weights.h"
+#include "pipesplit/runtime/kernels/linalg.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "pipesplit/ir/protocol.h"
-#include "pipesplit/runtime/safetensors.h"
-#include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/io/safetensors.h"
 
 namespace pipesplit::cli {
 namespace {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
-#include "pipesplit/runtime/interpreter.h"
-#include "pipesplit/runtime/kernel_library.h"
-#include "pipesplit/runtime/value.h"
+#include "pipesplit/runtime/exec/interpreter.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
+#include "pipesplit/runtime/tensor/value.h"
 
 namespace pipesplit::cli {
 

@@ -2,7 +2,7 @@
 // `matmul` reduction block, batch dims broadcast), nn.rms_norm (an `Ared_temp` sum of squares
 // in float32, then `rms_norm`), and nn.softmax (T_softmax_maxelem, T_softmax_exp,
 // T_softmax_expsum, T_softmax_norm). The formulas are those of the runtime's reference kernels
-// (src/runtime/norm.cc), so only the order of summation differs.
+// (src/runtime/kernels/norm.cc), so only the order of summation differs.
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/ir/op.h"
 #include "src/transform/legalize_ops_tir.h"

@@ -23,8 +23,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "pipesplit/runtime/safetensors.h"
-#include "pipesplit/runtime/tensor.h"
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/tensor/tensor.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

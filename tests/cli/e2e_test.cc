@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

@@ -1,7 +1,7 @@
 // Faults in multi-worker runs (issue 10), injected with PIPESPLIT_FAULT (see
-// src/runtime/transport_fault.h) or with broken files: each must end every process with a named
-// error and exit status 1 within 5 s of the fault, leave no process behind and write no output
-// file. Each test prints the time from the fault (or from the start, for file faults) to the
+// src/runtime/dist/transport_fault.h) or with broken files: each must end every process with a
+// named error and exit status 1 within 5 s of the fault, leave no process behind and write no
+// output file. Each test prints the time from the fault (or from the start, for file faults) to the
 // exit of the last process.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <regex>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

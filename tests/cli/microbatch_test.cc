@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "pipesplit/runtime/safetensors.h"
-#include "pipesplit/runtime/tensor.h"
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/tensor/tensor.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace pipesplit::testing_cli {

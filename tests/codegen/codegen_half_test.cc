@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/half.h"
+#include "pipesplit/runtime/tensor/half.h"
 #include "tests/codegen/kernel_test_util.h"
 
 namespace pipesplit::codegen {

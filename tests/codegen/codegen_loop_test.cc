@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "pipesplit/runtime/kernel_library.h"
-#include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
+#include "pipesplit/runtime/kernels/threading.h"
 #include "src/codegen/codegen_internal.h"
 #include "tests/codegen/kernel_test_util.h"
 

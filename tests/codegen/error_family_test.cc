@@ -5,10 +5,10 @@
 #include <type_traits>
 
 #include "pipesplit/codegen/codegen.h"
-#include "pipesplit/runtime/interpreter.h"
-#include "pipesplit/runtime/schedule.h"
-#include "pipesplit/runtime/session.h"
-#include "pipesplit/runtime/transport.h"
+#include "pipesplit/runtime/dist/transport.h"
+#include "pipesplit/runtime/exec/interpreter.h"
+#include "pipesplit/runtime/exec/schedule.h"
+#include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/error.h"

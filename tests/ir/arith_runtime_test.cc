@@ -11,7 +11,7 @@
 
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/ir/module.h"
-#include "pipesplit/runtime/interpreter.h"
+#include "pipesplit/runtime/exec/interpreter.h"
 
 namespace pipesplit {
 namespace {

@@ -75,6 +75,53 @@ for base in src include/pipesplit; do
   done
 done
 
+# Inside a layer split into folders, a file of folder F includes only headers of F and of the
+# folders before it (the order its CMakeLists.txt states).
+declare -A folder_order=(
+  [runtime]="tensor kernels io dist exec launch"
+  [script]="syntax tir relax printer"
+)
+folder_rank() {  # folder_rank <layer> <folder>: its position, -1 when unknown
+  local i=0 f
+  for f in ${folder_order[$1]}; do
+    if [[ "$f" == "$2" ]]; then
+      echo "$i"
+      return
+    fi
+    i=$((i + 1))
+  done
+  echo -1
+}
+folder_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](pipesplit|src)/([A-Za-z0-9_]+)/([A-Za-z0-9_]+)/'
+for layer in "${!folder_order[@]}"; do
+  for base in src include/pipesplit; do
+    for dir in "$root/$base/$layer"/*/; do
+      [[ -d "$dir" ]] || continue
+      folder=$(basename "$dir")
+      from_rank=$(folder_rank "$layer" "$folder")
+      if ((from_rank < 0)); then
+        echo "$base/$layer/$folder/: unknown folder (not in: ${folder_order[$layer]})"
+        status=1
+        continue
+      fi
+      while IFS= read -r hit; do
+        file="${hit%%:*}"
+        rest="${hit#*:}"
+        line="${rest%%:*}"
+        text="${rest#*:}"
+        [[ "$(sed -E "s@${folder_re}.*@\\2@" <<<"$text")" == "$layer" ]] || continue
+        to=$(sed -E "s@${folder_re}.*@\\3@" <<<"$text")
+        checked=$((checked + 1))
+        if (($(folder_rank "$layer" "$to") < 0 || $(folder_rank "$layer" "$to") > from_rank)); then
+          echo "${file#"$root"/}:$line: $layer/$folder includes $layer/$to: ${text}"
+          status=1
+        fi
+      done < <(grep -rnE "$folder_re" --include='*.h' --include='*.cc' --include='*.inc' "$dir" |
+        sort -t: -k1,1 -k2,2n)
+    done
+  done
+done
+
 if ((status != 0)); then
   echo "include layering violated (order: ${order[*]}; runtime includes only support and ir)"
 else

@@ -1,7 +1,7 @@
 // Binary elementwise kernels: arithmetic, broadcasting, dtypes, comparisons, logical ops.
 #include <limits>
 
-#include "pipesplit/runtime/elementwise.h"
+#include "pipesplit/runtime/kernels/elementwise.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

@@ -1,11 +1,11 @@
-// OpenBLAS opened on first use (src/runtime/blas.h): what a missing or wrong library reports,
-// and that the first matmul opens it.
-#include "src/runtime/blas.h"
+// OpenBLAS opened on first use (src/runtime/kernels/blas.h): what a missing or wrong library
+// reports, and that the first matmul opens it.
+#include "src/runtime/kernels/blas.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "pipesplit/runtime/linalg.h"
+#include "pipesplit/runtime/kernels/linalg.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

@@ -3,10 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "pipesplit/runtime/interpreter.h"
-#include "pipesplit/runtime/kernel_library.h"
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/exec/interpreter.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 

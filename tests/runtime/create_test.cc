@@ -1,5 +1,5 @@
 // Creation kernels and triangular masks.
-#include "pipesplit/runtime/create.h"
+#include "pipesplit/runtime/kernels/create.h"
 
 #include <cstring>
 #include <limits>

@@ -5,9 +5,9 @@
 #include <random>
 #include <thread>
 
-#include "pipesplit/runtime/kernels.h"
-#include "pipesplit/runtime/safetensors.h"
-#include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/kernels/kernels.h"
+#include "pipesplit/runtime/kernels/threading.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

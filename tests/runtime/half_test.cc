@@ -1,5 +1,5 @@
 // float16 / bfloat16 conversions: rounding, specials, subnormals, bit patterns.
-#include "pipesplit/runtime/half.h"
+#include "pipesplit/runtime/tensor/half.h"
 
 #include <gtest/gtest.h>
 

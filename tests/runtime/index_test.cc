@@ -1,7 +1,7 @@
 // Indexing kernels: concat, split, strided_slice, take.
 #include <limits>
 
-#include "pipesplit/runtime/manipulate.h"
+#include "pipesplit/runtime/kernels/manipulate.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

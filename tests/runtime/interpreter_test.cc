@@ -1,5 +1,5 @@
 // The Relax interpreter on small TVMScript programs, with results computed by hand.
-#include "pipesplit/runtime/interpreter.h"
+#include "pipesplit/runtime/exec/interpreter.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <map>
 
 #include "pipesplit/script/parser.h"
-#include "src/runtime/op_profile.h"
+#include "src/runtime/exec/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {

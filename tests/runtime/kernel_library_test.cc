@@ -1,5 +1,5 @@
 // KernelLibrary on hand-written libraries: loading, the ABI check, names, calls and errors.
-#include "pipesplit/runtime/kernel_library.h"
+#include "pipesplit/runtime/kernels/kernel_library.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

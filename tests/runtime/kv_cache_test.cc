@@ -1,6 +1,6 @@
 // The attention KV cache builtins, driven by TVMScript programs as the MLC dumps call them,
 // and the KvCache object directly (growth, sharing, errors).
-#include "pipesplit/runtime/kv_cache.h"
+#include "pipesplit/runtime/exec/kv_cache.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/runtime/exec/interpreter.h"
 #include "pipesplit/script/parser.h"
 
 namespace pipesplit::runtime {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 

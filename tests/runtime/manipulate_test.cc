@@ -1,5 +1,5 @@
 // Shape kernels: permute_dims, reshape, expand_dims, squeeze, flatten, broadcast_to.
-#include "pipesplit/runtime/manipulate.h"
+#include "pipesplit/runtime/kernels/manipulate.h"
 
 #include "tests/runtime/test_util.h"
 

@@ -1,8 +1,8 @@
 // relax.matmul: shapes, batching, transposition, dtypes, errors.
 #include <random>
 
-#include "pipesplit/runtime/elementwise.h"
-#include "pipesplit/runtime/linalg.h"
+#include "pipesplit/runtime/kernels/elementwise.h"
+#include "pipesplit/runtime/kernels/linalg.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

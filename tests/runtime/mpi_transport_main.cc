@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/tensor.h"
-#include "pipesplit/runtime/transport.h"
+#include "pipesplit/runtime/dist/transport.h"
+#include "pipesplit/runtime/tensor/tensor.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Normalizing nn kernels: softmax, log_softmax, rms_norm, layer_norm.
 #include <limits>
 
-#include "pipesplit/runtime/reduce.h"
+#include "pipesplit/runtime/kernels/reduce.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

@@ -1,12 +1,12 @@
 // The chunked parallel loop behind the kernels.
-#include "src/runtime/parallel.h"
+#include "src/runtime/kernels/parallel.h"
 
 #include <atomic>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
-#include "pipesplit/runtime/threading.h"
+#include "pipesplit/runtime/kernels/threading.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

@@ -1,7 +1,7 @@
 // ProcessAlive: a running child is alive; killed (a zombie, then reaped) it is gone; another
 // host's (or pid namespace's) process cannot be checked and counts as alive; a reused pid is told
 // apart by start time.
-#include "src/runtime/peer_process.h"
+#include "src/runtime/dist/peer_process.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

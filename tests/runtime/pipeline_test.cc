@@ -10,14 +10,14 @@
 #include <set>
 #include <thread>
 
-#include "pipesplit/runtime/launch.h"
-#include "pipesplit/runtime/schedule.h"
-#include "pipesplit/runtime/session.h"
-#include "pipesplit/runtime/threading.h"
-#include "pipesplit/runtime/trace.h"
+#include "pipesplit/runtime/exec/schedule.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/exec/trace.h"
+#include "pipesplit/runtime/kernels/threading.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "src/runtime/parallel.h"
+#include "src/runtime/kernels/parallel.h"
 
 namespace pipesplit::runtime {
 namespace {

@@ -1,5 +1,5 @@
 // Reductions: sum, mean, max, min, prod, argmax, argmin.
-#include "pipesplit/runtime/reduce.h"
+#include "pipesplit/runtime/kernels/reduce.h"
 
 #include <limits>
 

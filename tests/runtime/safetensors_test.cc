@@ -1,6 +1,6 @@
 // safetensors: round trips through files and memory, the exact byte layout, and every
 // malformed-file error.
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "pipesplit/runtime/elementwise.h"
+#include "pipesplit/runtime/kernels/elementwise.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

@@ -1,13 +1,13 @@
 // Worker groups on threads: staged runs equal unstaged ones bit for bit; faults end every
 // worker with a named error.
-#include "pipesplit/runtime/session.h"
+#include "pipesplit/runtime/exec/session.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 
-#include "pipesplit/runtime/launch.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 

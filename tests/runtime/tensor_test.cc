@@ -1,5 +1,5 @@
 // Tensor storage, builders, construction and inspection helpers.
-#include "pipesplit/runtime/tensor.h"
+#include "pipesplit/runtime/tensor/tensor.h"
 
 #include <cstdint>
 #include <cstring>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/tensor.h"
+#include "pipesplit/runtime/tensor/tensor.h"
 
 namespace pipesplit::runtime::testing {
 

@@ -1,13 +1,13 @@
 // The MPI transport's wire format without MPI: round trips, and the named error for each way a
-// header can be garbled (src/runtime/transport_wire.h); the PIPESPLIT_FAULT syntax.
-#include "src/runtime/transport_wire.h"
+// header can be garbled (src/runtime/dist/transport_wire.h); the PIPESPLIT_FAULT syntax.
+#include "src/runtime/dist/transport_wire.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 
-#include "src/runtime/transport_fault.h"
+#include "src/runtime/dist/transport_fault.h"
 
 namespace pipesplit::runtime {
 namespace {

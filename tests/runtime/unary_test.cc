@@ -2,7 +2,7 @@
 #include <cstring>
 #include <limits>
 
-#include "pipesplit/runtime/elementwise.h"
+#include "pipesplit/runtime/kernels/elementwise.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

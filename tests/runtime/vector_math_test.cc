@@ -5,8 +5,8 @@
 #include <limits>
 #include <vector>
 
-#include "pipesplit/runtime/elementwise.h"
-#include "pipesplit/runtime/reduce.h"
+#include "pipesplit/runtime/kernels/elementwise.h"
+#include "pipesplit/runtime/kernels/reduce.h"
 #include "tests/runtime/test_util.h"
 
 namespace pipesplit::runtime {

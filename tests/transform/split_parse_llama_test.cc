@@ -1,5 +1,5 @@
-// Lexing and parsing in two pieces (src/script/parse_split.h) on the lowered Llama example at
-// 64 layers (`pipesplit example llama-lowered --layers 64 --stages 8`), split as a 256 KiB
+// Lexing and parsing in two pieces (src/script/syntax/parse_split.h) on the lowered Llama example
+// at 64 layers (`pipesplit example llama-lowered --layers 64 --stages 8`), split as a 256 KiB
 // threshold would: the syntax tree and the printed module are those of the serial parse.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "pipesplit/support/source.h"
 #include "pipesplit/transform/pass.h"
 #include "src/cli/models/llama_example.h"
-#include "src/script/parse_split.h"
+#include "src/script/syntax/parse_split.h"
 #include "tests/script/parser/syntax_tree_dump.h"
 
 namespace pipesplit::transform {

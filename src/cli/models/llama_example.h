@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 
 namespace pipesplit::models {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
-#include "pipesplit/runtime/safetensors.h"
+#include "pipesplit/runtime/io/safetensors.h"
 
 namespace pipesplit::cli::models {
 

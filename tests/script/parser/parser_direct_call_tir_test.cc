@@ -1,8 +1,8 @@
-// The direct lowering of R.call_tir(cls.f, (x, ...), out_sinfo=...) (src/script/parser_call_tir.cc)
-// gives the module the general op-call path gives: the same printed text, the same spans on every
-// call, argument and struct info, the same struct info on every argument, and the same
-// diagnostics, on every corpus file and on calls written in each form the direct path must leave
-// to the general one.
+// The direct lowering of R.call_tir(cls.f, (x, ...), out_sinfo=...)
+// (src/script/relax/parser_call_tir.cc) gives the module the general op-call path gives: the same
+// printed text, the same spans on every call, argument and struct info, the same struct info on
+// every argument, and the same diagnostics, on every corpus file and on calls written in each form
+// the direct path must leave to the general one.
 #include <gtest/gtest.h>
 
 #include <algorithm>

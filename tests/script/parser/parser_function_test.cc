@@ -5,7 +5,7 @@
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/prim_text.h"
 #include "pipesplit/script/printer.h"
-#include "src/script/parser_lower.h"
+#include "src/script/relax/parser_lower.h"
 #include "tests/script/parser/parser_test_util.h"
 
 namespace pipesplit::script {

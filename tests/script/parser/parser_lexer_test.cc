@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "pipesplit/support/source.h"
-#include "src/script/lexer.h"
+#include "src/script/syntax/lexer.h"
 
 namespace pipesplit::script {
 namespace {

@@ -1,4 +1,4 @@
-// Lexing and parsing in two pieces (src/script/parse_split.h): for every place the split can
+// Lexing and parsing in two pieces (src/script/syntax/parse_split.h): for every place the split can
 // be put, the syntax tree, the LexInfo and the diagnostic are the serial ones; the split is
 // taken where it is safe and refused inside strings, brackets, continuations and bodies that
 // are not parsed as a statement list.
@@ -14,7 +14,7 @@
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/source.h"
 #include "pipesplit/support/text.h"
-#include "src/script/parse_split.h"
+#include "src/script/syntax/parse_split.h"
 #include "tests/script/parser/syntax_tree_dump.h"
 
 namespace pipesplit::script {

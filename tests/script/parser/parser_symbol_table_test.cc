@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "src/script/parser_lower.h"
+#include "src/script/relax/parser_lower.h"
 
 namespace pipesplit::script {
 namespace {

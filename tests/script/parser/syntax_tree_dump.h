@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "src/script/lexer.h"
-#include "src/script/parser_ast.h"
+#include "src/script/syntax/lexer.h"
+#include "src/script/syntax/parser_ast.h"
 
 namespace pipesplit::script::testing {
 

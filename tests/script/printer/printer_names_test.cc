@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "src/script/printer_internal.h"
+#include "src/script/printer/printer_internal.h"
 
 namespace pipesplit::script::printer {
 namespace {

@@ -1,0 +1,58 @@
+// Builtins: the packed functions a module calls by name (R.call_packed and the packing ops),
+// as the interpreter runs them. A registry maps names to functions; the core builtins are
+// tuple_getitem, the stage boundary and the KV cache (kv_cache.h); a worker adds the
+// worker-group builtins (pipeline_worker.h).
+#ifndef PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_
+#define PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "pipesplit/ir/struct_info.h"
+#include "pipesplit/runtime/tensor/tensor.h"
+#include "pipesplit/runtime/tensor/value.h"
+
+namespace pipesplit::runtime {
+
+class Frame;
+class Interpreter;
+
+// What a builtin (packed function) receives.
+struct BuiltinCall {
+  Interpreter& interpreter;
+  std::vector<Value>& args;
+  // For destination-passing calls (call_dps_packed): the declared output, with symbolic dims
+  // resolved as far as the frame knows them (-1 for dims it cannot resolve).
+  const ir::StructInfo* out_sinfo = nullptr;
+  const Frame* frame = nullptr;
+  // call_dps_packed: the destination tensors out_sinfo declares (one per tensor field),
+  // allocated zeroed on first use (RuntimeError when out_sinfo leaves a dim unknown). A builtin
+  // that fills them returns the null Value, and the call then returns them (a tuple when
+  // out_sinfo is a tuple); a builtin that returns a value (recv_from_prev_group) never needs
+  // them.
+  std::vector<TensorBuilder>& Outputs();
+  std::optional<std::vector<TensorBuilder>> outputs;
+};
+using BuiltinFn = std::function<Value(BuiltinCall&)>;
+
+class BuiltinRegistry {
+ public:
+  void Register(std::string name, BuiltinFn fn) { fns_[std::move(name)] = std::move(fn); }
+  const BuiltinFn* Find(std::string_view name) const;
+
+ private:
+  std::unordered_map<std::string, BuiltinFn> fns_;
+};
+
+// Registers the builtins every run has: vm.builtin.tuple_getitem,
+// mlc.pipeline_parallel_stage_boundary (the identity) and the KV cache builtins (kv_cache.h). The
+// worker-group builtins (send, recv, dispatch) are registered by the session.
+void RegisterCoreBuiltins(BuiltinRegistry* registry);
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_

@@ -1,0 +1,57 @@
+// Where a run's weights (packed_params) come from: memory, or a safetensors file.
+//
+// packed_params from a safetensors file: field i is the tensor named at position i of the
+// JSON list in __metadata__["packed_params"], or, without that key, the tensor named
+// `param_<i>`.
+#ifndef PIPESPLIT_RUNTIME_IO_WEIGHTS_H_
+#define PIPESPLIT_RUNTIME_IO_WEIGHTS_H_
+
+#include <string>
+#include <vector>
+
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/tensor/tensor.h"
+
+namespace pipesplit::runtime {
+
+// Where packed_params field i comes from.
+class WeightSource {
+ public:
+  virtual ~WeightSource() = default;
+  virtual int64_t size() const = 0;
+  virtual std::string Name(int64_t index) const = 0;
+  // The tensor of field `index` (RuntimeError if it cannot be loaded).
+  virtual Tensor Load(int64_t index) const = 0;
+};
+
+// Weights already in memory (tests, generated examples).
+class InMemoryWeights : public WeightSource {
+ public:
+  explicit InMemoryWeights(std::vector<Tensor> tensors) : tensors_(std::move(tensors)) {}
+  int64_t size() const override { return static_cast<int64_t>(tensors_.size()); }
+  std::string Name(int64_t index) const override { return "param_" + std::to_string(index); }
+  Tensor Load(int64_t index) const override;
+
+ private:
+  std::vector<Tensor> tensors_;
+};
+
+class SafetensorsWeights : public WeightSource {
+ public:
+  // Validates the naming: every listed name exists, no name is listed twice, and the file
+  // holds no tensor outside the list (without the key: only param_<i> tensors numbered
+  // 0..n-1). Throws RuntimeError naming the file and tensor.
+  explicit SafetensorsWeights(SafetensorsFile file);
+
+  int64_t size() const override { return static_cast<int64_t>(names_.size()); }
+  std::string Name(int64_t index) const override;
+  Tensor Load(int64_t index) const override;
+
+ private:
+  SafetensorsFile file_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_IO_WEIGHTS_H_

@@ -1,0 +1,30 @@
+// Printer: TIR functions (@T.prim_func) as TVM prints them in the classic syntax.
+#ifndef PIPESPLIT_SRC_SCRIPT_PRINTER_PRINTER_TIR_H_
+#define PIPESPLIT_SRC_SCRIPT_PRINTER_PRINTER_TIR_H_
+
+#include <string>
+
+#include "pipesplit/ir/expr.h"
+
+namespace pipesplit::script::printer {
+
+struct TirPrintOptions {
+  // Blocks as `T.sblock` (TVM since 2026) instead of `T.block`, and `s_tir=True` in the
+  // decorator of a function read with it.
+  bool sblock = false;
+  // With `sblock`: also mark s_tir=True on a function that has blocks (a module converted
+  // from the T.block spelling, whose functions did not say it).
+  bool s_tir_for_blocks = false;
+};
+
+// The decorator, the def line and the body (4-space indents relative to the def line), without
+// a final newline.
+std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options = {});
+
+// A PrimExpr as TVM prints it inside TIR (ir::PrimTextOptions::Tir): int32 literals plain,
+// other immediates as T.int64(4) / T.float16(7) / T.bool(True), buffer loads A[i, j].
+std::string TirExprText(const ir::PrimExpr& e);
+
+}  // namespace pipesplit::script::printer
+
+#endif  // PIPESPLIT_SRC_SCRIPT_PRINTER_PRINTER_TIR_H_

@@ -1,0 +1,108 @@
+// Lowering of a @T.prim_func definition (its parsed signature and body) to TIR IR.
+//
+// Names resolve through a stack of scopes (function, loop, block, let): symbolic vars
+// (`n = T.int64()`), params, loop vars, block iter vars and buffers. Integer literals are
+// int32 and float literals float32 unless the other operand of a binary operator gives them
+// a dtype, as in TVM. Malformed TIR throws a located diagnostic.
+#ifndef PIPESPLIT_SRC_SCRIPT_TIR_PARSER_TIR_H_
+#define PIPESPLIT_SRC_SCRIPT_TIR_PARSER_TIR_H_
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/tir.h"
+#include "pipesplit/support/source.h"
+#include "src/script/syntax/parser_ast.h"
+
+namespace pipesplit::script {
+
+// Builds the PrimFunc of `def` (a kOpaqueDef parsed as TIR). `s_tir`: the decorator's
+// s_tir=True. Sets *uses_sblock when the body spells blocks the 2026 way (T.sblock, ...).
+ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private,
+                              bool s_tir = false, bool* uses_sblock = nullptr);
+
+class TirLowerer;
+// The dotted callee of a call (`T.block`), or "" for anything else.
+std::string TirCallee(const PyExpr* e);
+// The names a `for` / assignment target binds: a name or a tuple of names.
+std::vector<const PyExpr*> TirTargetNames(const TirLowerer& lowerer, const PyExpr* target);
+
+class TirLowerer {
+ public:
+  explicit TirLowerer(const SourceFile& file) : file_(file) {}
+  ir::PrimFunc Function(const PyStmt* def, bool is_private, bool s_tir = false);
+  // Whether a T.sblock, T.sblock_alloc_buffer or T.sblock_attr was read.
+  bool uses_sblock() const { return uses_sblock_; }
+
+  // ---- Expressions (parser_tir_expr.cc) ----
+  // `hint`: the dtype a bare literal takes (the other operand's dtype).
+  ir::PrimExpr Expr(const PyExpr* e, std::optional<DataType> hint = std::nullopt);
+  // A tuple/list (`*A.shape` items unpacked), a sequence (see Sequence), or one expression.
+  std::vector<ir::PrimExpr> Exprs(const PyExpr* e);
+  // The values of `A.shape` (a buffer's shape) or of the name of a multi-variable loop; null for
+  // anything else.
+  const std::vector<ir::PrimExpr>* Sequence(const PyExpr* e);
+  ir::Buffer LookupBuffer(const PyExpr* name_expr, const char* what);
+  ir::BufferRegion Region(const PyExpr* e);
+  // A buffer declaration call: T.Buffer / T.match_buffer / T.alloc_buffer / T.decl_buffer.
+  // `first_arg`: index of the shape argument.
+  ir::Buffer BufferDecl(const PyExpr* call, size_t first_arg, std::string name);
+  ir::AttrMap AttrDict(const PyExpr* e);
+  DataType DTypeArg(const PyExpr* e);
+  // extent of [begin, end): `end - begin`, or the c of `end == begin + c`.
+  static ir::PrimExpr ExtentOf(const ir::PrimExpr& begin, const ir::PrimExpr& end);
+
+  [[noreturn]] void Error(const PyExpr* e, std::string message) const;
+  [[noreturn]] void Error(uint32_t begin, uint32_t end, std::string message) const;
+
+ private:
+  struct Symbol {
+    ir::TirVar var;
+    ir::Buffer buffer;
+    std::vector<ir::PrimExpr> vars = {};  // `iters` of `for iters in T.grid(m, n)`
+  };
+  struct BlockParts;
+
+  // ---- Statements (parser_tir.cc; blocks in parser_tir_block.cc) ----
+  ir::Stmt Body(const std::vector<PyStmt*>& body, size_t from);
+  // Lowers body[i]; statements that scope over the rest (lets, allocations) consume it.
+  ir::Stmt Stmt(const std::vector<PyStmt*>& body, size_t* i);
+  ir::Stmt For(const PyStmt* s);
+  ir::Stmt With(const PyStmt* s);
+  ir::Stmt BlockStmt(const PyStmt* s);
+  bool BlockPart(const PyStmt* s, BlockParts* parts);
+  bool BlockAxis(const PyStmt* s, const std::string& callee, BlockParts* parts);
+  // Fills the regions a block was written without, as TVM's parser infers them.
+  void InferRegions(const PyStmt* s, bool reads, bool writes, ir::BlockNode::Fields* fields);
+  ir::Stmt Assign(const std::vector<PyStmt*>& body, size_t* i);
+  ir::Stmt AugAssign(const PyStmt* s);
+  bool DeclareVars(const PyStmt* s);  // `n = T.int64()` declarations; false for others
+  void Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* fields, size_t* first_body_stmt);
+  ir::TirVar NewVar(const PyExpr* name_expr, DataType dtype);
+  ir::TirVar NewVar(std::string_view name, DataType dtype, uint32_t begin, uint32_t end);
+
+  void Push() { scopes_.emplace_back(); }
+  void Pop() { scopes_.pop_back(); }
+  void Define(std::string_view name, Symbol symbol) {
+    scopes_.back()[std::string(name)] = std::move(symbol);
+  }
+  const Symbol* Find(std::string_view name) const;
+  Span SpanOf(uint32_t begin, uint32_t end) const { return Span{file_.id(), begin, end}; }
+  Span SpanOf(const PyExpr* e) const { return SpanOf(e->begin, e->end); }
+
+  const SourceFile& file_;
+  std::vector<std::unordered_map<std::string, Symbol>> scopes_;
+  std::unordered_map<const ir::TirVarNode*, ir::Range> loop_ranges_;
+  std::vector<ir::Buffer> root_allocs_;
+  std::vector<ir::Buffer>* allocs_ = nullptr;  // where T.alloc_buffer puts its buffer
+  bool has_block_ = false;
+  bool uses_sblock_ = false;
+  const PyStmt* root_candidate_ = nullptr;  // the only statement of the function body
+};
+
+}  // namespace pipesplit::script
+
+#endif  // PIPESPLIT_SRC_SCRIPT_TIR_PARSER_TIR_H_
