@@ -3,6 +3,7 @@
 // reduction iterations); each execution costs the arithmetic of the values its body stores.
 #include "pipesplit/analysis/cost_model.h"
 #include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/tir_functor.h"
 
 namespace pipesplit::analysis {
 
@@ -12,80 +13,76 @@ namespace {
 
 // Arithmetic operations in a stored value: binary arithmetic and intrinsic calls (exp, sqrt,
 // ...) count one each; loads (and their index arithmetic), casts and selects count nothing.
-int64_t ValueOps(const PrimExpr& e) {
-  if (!e) return 0;
-  switch (e->kind()) {
-    case NodeKind::kBufferLoad:
-    case NodeKind::kIntImm:
-    case NodeKind::kFloatImm:
-    case NodeKind::kTirVar:
-      return 0;
-    case NodeKind::kBinary: {
-      const auto* b = static_cast<const BinaryNode*>(e.get());
-      return 1 + ValueOps(b->a()) + ValueOps(b->b());
-    }
-    case NodeKind::kPrimCall: {
-      const auto* c = static_cast<const PrimCallNode*>(e.get());
-      int64_t ops = c->name() == "if_then_else" ? 0 : 1;
-      for (const PrimExpr& a : c->args()) ops += ValueOps(a);
-      return ops;
-    }
-    default: {
-      int64_t ops = 0;
-      ForEachChild(e, [&](const PrimExpr& child) { ops += ValueOps(child); });
-      return ops;
-    }
-  }
-}
+class ValueOpCounter : public PrimExprFunctor<int64_t(const PrimExprNode&)> {
+ public:
+  int64_t Count(const PrimExpr& e) { return e ? VisitExpr(*e) : 0; }
 
-class FlopCounter {
+ private:
+  int64_t VisitExpr_(const IntImmNode&) override { return 0; }
+  int64_t VisitExpr_(const FloatImmNode&) override { return 0; }
+  int64_t VisitExpr_(const TirVarNode&) override { return 0; }
+  int64_t VisitExpr_(const BufferLoadNode&) override { return 0; }
+  int64_t VisitExpr_(const BinaryNode& b) override { return 1 + Count(b.a()) + Count(b.b()); }
+  int64_t VisitExpr_(const NotNode& n) override { return Count(n.a()); }
+  int64_t VisitExpr_(const CastNode& n) override { return Count(n.value()); }
+  int64_t VisitExpr_(const SelectNode& n) override {
+    return Count(n.cond()) + Count(n.true_value()) + Count(n.false_value());
+  }
+  int64_t VisitExpr_(const PrimCallNode& c) override {
+    int64_t ops = c.name() == "if_then_else" ? 0 : 1;
+    for (const PrimExpr& a : c.args()) ops += Count(a);
+    return ops;
+  }
+};
+
+// The FLOPs of a statement executed `trips` times; false when an extent is unknown.
+class FlopCounter : public StmtFunctor<bool(const StmtNode&, int64_t)> {
  public:
   FlopCounter(const TirVarMap& values, const ShapeBounds& bounds)
       : values_(values), bounds_(bounds) {}
 
   // Adds the FLOPs of `stmt` executed `trips` times; false when an extent is unknown.
-  bool Visit(const Stmt& stmt, int64_t trips) {
-    if (!stmt) return true;
-    switch (stmt->kind()) {
-      case NodeKind::kFor: {
-        const auto* loop = static_cast<const ForNode*>(stmt.get());
-        std::optional<int64_t> extent = bounds_.Eval(loop->extent(), values_);
-        if (!extent) return false;
-        return Visit(loop->body(), trips * std::max<int64_t>(*extent, 0));
-      }
-      case NodeKind::kBlockRealize:
-        return Visit(static_cast<const BlockRealizeNode*>(stmt.get())->block(), trips);
-      case NodeKind::kBlock: {
-        const auto* block = static_cast<const BlockNode*>(stmt.get());
-        return Visit(block->body(), trips);
-      }
-      case NodeKind::kSeqStmt:
-        for (const Stmt& s : static_cast<const SeqStmtNode*>(stmt.get())->seq()) {
-          if (!Visit(s, trips)) return false;
-        }
-        return true;
-      case NodeKind::kBufferStore:
-        flops_ += trips * ValueOps(static_cast<const BufferStoreNode*>(stmt.get())->value());
-        return true;
-      case NodeKind::kLetStmt:
-        return Visit(static_cast<const LetStmtNode*>(stmt.get())->body(), trips);
-      case NodeKind::kIfThenElse: {
-        // Both branches counted: an upper bound.
-        const auto* branch = static_cast<const IfThenElseNode*>(stmt.get());
-        return Visit(branch->then_case(), trips) && Visit(branch->else_case(), trips);
-      }
-      case NodeKind::kAllocate:
-        return Visit(static_cast<const AllocateNode*>(stmt.get())->body(), trips);
-      case NodeKind::kDeclBuffer:
-        return Visit(static_cast<const DeclBufferNode*>(stmt.get())->body(), trips);
-      default:
-        return true;
-    }
-  }
+  bool Visit(const Stmt& stmt, int64_t trips) { return !stmt || VisitStmt(*stmt, trips); }
 
   int64_t flops() const { return flops_; }
 
  private:
+  bool VisitStmt_(const ForNode& loop, int64_t trips) override {
+    std::optional<int64_t> extent = bounds_.Eval(loop.extent(), values_);
+    if (!extent) return false;
+    return Visit(loop.body(), trips * std::max<int64_t>(*extent, 0));
+  }
+  bool VisitStmt_(const BlockRealizeNode& realize, int64_t trips) override {
+    return Visit(realize.block(), trips);
+  }
+  bool VisitStmt_(const BlockNode& block, int64_t trips) override {
+    return Visit(block.body(), trips);
+  }
+  bool VisitStmt_(const SeqStmtNode& seq, int64_t trips) override {
+    for (const Stmt& s : seq.seq()) {
+      if (!Visit(s, trips)) return false;
+    }
+    return true;
+  }
+  bool VisitStmt_(const BufferStoreNode& store, int64_t trips) override {
+    flops_ += trips * ValueOpCounter().Count(store.value());
+    return true;
+  }
+  bool VisitStmt_(const LetStmtNode& let, int64_t trips) override {
+    return Visit(let.body(), trips);
+  }
+  bool VisitStmt_(const IfThenElseNode& branch, int64_t trips) override {
+    // Both branches counted: an upper bound.
+    return Visit(branch.then_case(), trips) && Visit(branch.else_case(), trips);
+  }
+  bool VisitStmt_(const EvaluateNode&, int64_t) override { return true; }
+  bool VisitStmt_(const AllocateNode& alloc, int64_t trips) override {
+    return Visit(alloc.body(), trips);
+  }
+  bool VisitStmt_(const DeclBufferNode& decl, int64_t trips) override {
+    return Visit(decl.body(), trips);
+  }
+
   const TirVarMap& values_;
   const ShapeBounds& bounds_;
   int64_t flops_ = 0;

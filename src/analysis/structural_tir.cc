@@ -5,13 +5,17 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "pipesplit/ir/tir_functor.h"
+
 namespace pipesplit::analysis {
 namespace {
 
-using ir::NodeKind;
 using ir::PrimExpr;
 
-class Canonicalizer {
+// Each statement and expression kind is serialized by its own handler (no fallback: a kind
+// this misses would give distinct kernels one canonical form).
+class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
+                      private ir::PrimExprFunctor<void(const ir::PrimExprNode&)> {
  public:
   std::string Run(const ir::PrimFuncNode& f) {
     Tag('F');
@@ -73,42 +77,31 @@ class Canonicalizer {
     Tag('E');
     Int(static_cast<int64_t>(e->kind()));
     DType(e->dtype());
-    switch (e->kind()) {
-      case NodeKind::kIntImm:
-        return Int(ir::As<ir::IntImmNode>(e)->value());
-      case NodeKind::kFloatImm:
-        return Int(std::bit_cast<int64_t>(ir::As<ir::FloatImmNode>(e)->value()));
-      case NodeKind::kTirVar:
-        return Var(*ir::As<ir::TirVarNode>(e));
-      case NodeKind::kBinary: {
-        const auto* n = ir::As<ir::BinaryNode>(e);
-        Int(static_cast<int64_t>(n->op()));
-        Expr(n->a());
-        return Expr(n->b());
-      }
-      case NodeKind::kNot:
-        return Expr(ir::As<ir::NotNode>(e)->a());
-      case NodeKind::kCast:
-        return Expr(ir::As<ir::CastNode>(e)->value());
-      case NodeKind::kSelect: {
-        const auto* n = ir::As<ir::SelectNode>(e);
-        Expr(n->cond());
-        Expr(n->true_value());
-        return Expr(n->false_value());
-      }
-      case NodeKind::kBufferLoad: {
-        const auto* n = ir::As<ir::BufferLoadNode>(e);
-        Buffer(*n->buffer());
-        return Exprs(n->indices());
-      }
-      case NodeKind::kPrimCall: {
-        const auto* n = ir::As<ir::PrimCallNode>(e);
-        Str(n->name());
-        return Exprs(n->args());
-      }
-      default:
-        return Tag('?');
-    }
+    VisitExpr(*e);
+  }
+
+  void VisitExpr_(const ir::IntImmNode& n) override { Int(n.value()); }
+  void VisitExpr_(const ir::FloatImmNode& n) override { Int(std::bit_cast<int64_t>(n.value())); }
+  void VisitExpr_(const ir::TirVarNode& n) override { Var(n); }
+  void VisitExpr_(const ir::BinaryNode& n) override {
+    Int(static_cast<int64_t>(n.op()));
+    Expr(n.a());
+    Expr(n.b());
+  }
+  void VisitExpr_(const ir::NotNode& n) override { Expr(n.a()); }
+  void VisitExpr_(const ir::CastNode& n) override { Expr(n.value()); }
+  void VisitExpr_(const ir::SelectNode& n) override {
+    Expr(n.cond());
+    Expr(n.true_value());
+    Expr(n.false_value());
+  }
+  void VisitExpr_(const ir::BufferLoadNode& n) override {
+    Buffer(*n.buffer());
+    Exprs(n.indices());
+  }
+  void VisitExpr_(const ir::PrimCallNode& n) override {
+    Str(n.name());
+    Exprs(n.args());
   }
 
   void Attr(const ir::AttrValue& v) {
@@ -147,90 +140,77 @@ class Canonicalizer {
     if (s == nullptr) return Tag('0');
     Tag('S');
     Int(static_cast<int64_t>(s->kind()));
-    switch (s->kind()) {
-      case NodeKind::kFor: {
-        const auto* n = ir::As<ir::ForNode>(s);
-        Var(*n->loop_var());
-        Expr(n->min());
-        Expr(n->extent());
-        Int(static_cast<int64_t>(n->for_kind()));
-        Str(n->thread_tag());
-        Attrs(n->annotations());
-        return Stmt(n->body());
-      }
-      case NodeKind::kBlockRealize: {
-        const auto* n = ir::As<ir::BlockRealizeNode>(s);
-        Exprs(n->iter_values());
-        Expr(n->predicate());
-        return Stmt(n->block());
-      }
-      case NodeKind::kBlock: {
-        const auto* n = ir::As<ir::BlockNode>(s);
-        Str(n->name_hint());
-        Int(static_cast<int64_t>(n->iter_vars().size()));
-        for (const ir::IterVar& iv : n->iter_vars()) {
-          Var(*iv.var);
-          Expr(iv.dom.min);
-          Expr(iv.dom.extent);
-          Int(static_cast<int64_t>(iv.type));
-        }
-        Int(static_cast<int64_t>(n->alloc_buffers().size()));
-        for (const ir::Buffer& b : n->alloc_buffers()) Buffer(*b);
-        Int(static_cast<int64_t>(n->match_buffers().size()));
-        for (const ir::MatchBufferRegion& m : n->match_buffers()) {
-          Buffer(*m.buffer);
-          Region(m.source);
-        }
-        Int(static_cast<int64_t>(n->reads().size()));
-        for (const ir::BufferRegion& r : n->reads()) Region(r);
-        Int(static_cast<int64_t>(n->writes().size()));
-        for (const ir::BufferRegion& r : n->writes()) Region(r);
-        Attrs(n->annotations());
-        Stmt(n->init());
-        return Stmt(n->body());
-      }
-      case NodeKind::kSeqStmt: {
-        const auto& seq = ir::As<ir::SeqStmtNode>(s)->seq();
-        Int(static_cast<int64_t>(seq.size()));
-        for (const ir::Stmt& item : seq) Stmt(item);
-        return;
-      }
-      case NodeKind::kBufferStore: {
-        const auto* n = ir::As<ir::BufferStoreNode>(s);
-        Buffer(*n->buffer());
-        Exprs(n->indices());
-        return Expr(n->value());
-      }
-      case NodeKind::kLetStmt: {
-        const auto* n = ir::As<ir::LetStmtNode>(s);
-        Var(*n->var());
-        Expr(n->value());
-        return Stmt(n->body());
-      }
-      case NodeKind::kIfThenElse: {
-        const auto* n = ir::As<ir::IfThenElseNode>(s);
-        Expr(n->cond());
-        Stmt(n->then_case());
-        return Stmt(n->else_case());
-      }
-      case NodeKind::kEvaluate:
-        return Expr(ir::As<ir::EvaluateNode>(s)->value());
-      case NodeKind::kAllocate: {
-        const auto* n = ir::As<ir::AllocateNode>(s);
-        Var(*n->buffer_var());
-        DType(n->dtype());
-        Exprs(n->extents());
-        Str(n->scope());
-        return Stmt(n->body());
-      }
-      case NodeKind::kDeclBuffer: {
-        const auto* n = ir::As<ir::DeclBufferNode>(s);
-        Buffer(*n->buffer());
-        return Stmt(n->body());
-      }
-      default:
-        return Tag('?');
+    VisitStmt(*s);
+  }
+
+  void VisitStmt_(const ir::ForNode& n) override {
+    Var(*n.loop_var());
+    Expr(n.min());
+    Expr(n.extent());
+    Int(static_cast<int64_t>(n.for_kind()));
+    Str(n.thread_tag());
+    Attrs(n.annotations());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::BlockRealizeNode& n) override {
+    Exprs(n.iter_values());
+    Expr(n.predicate());
+    Stmt(n.block());
+  }
+  void VisitStmt_(const ir::BlockNode& n) override {
+    Str(n.name_hint());
+    Int(static_cast<int64_t>(n.iter_vars().size()));
+    for (const ir::IterVar& iv : n.iter_vars()) {
+      Var(*iv.var);
+      Expr(iv.dom.min);
+      Expr(iv.dom.extent);
+      Int(static_cast<int64_t>(iv.type));
     }
+    Int(static_cast<int64_t>(n.alloc_buffers().size()));
+    for (const ir::Buffer& b : n.alloc_buffers()) Buffer(*b);
+    Int(static_cast<int64_t>(n.match_buffers().size()));
+    for (const ir::MatchBufferRegion& m : n.match_buffers()) {
+      Buffer(*m.buffer);
+      Region(m.source);
+    }
+    Int(static_cast<int64_t>(n.reads().size()));
+    for (const ir::BufferRegion& r : n.reads()) Region(r);
+    Int(static_cast<int64_t>(n.writes().size()));
+    for (const ir::BufferRegion& r : n.writes()) Region(r);
+    Attrs(n.annotations());
+    Stmt(n.init());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::SeqStmtNode& n) override {
+    Int(static_cast<int64_t>(n.seq().size()));
+    for (const ir::Stmt& item : n.seq()) Stmt(item);
+  }
+  void VisitStmt_(const ir::BufferStoreNode& n) override {
+    Buffer(*n.buffer());
+    Exprs(n.indices());
+    Expr(n.value());
+  }
+  void VisitStmt_(const ir::LetStmtNode& n) override {
+    Var(*n.var());
+    Expr(n.value());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::IfThenElseNode& n) override {
+    Expr(n.cond());
+    Stmt(n.then_case());
+    Stmt(n.else_case());
+  }
+  void VisitStmt_(const ir::EvaluateNode& n) override { Expr(n.value()); }
+  void VisitStmt_(const ir::AllocateNode& n) override {
+    Var(*n.buffer_var());
+    DType(n.dtype());
+    Exprs(n.extents());
+    Str(n.scope());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::DeclBufferNode& n) override {
+    Buffer(*n.buffer());
+    Stmt(n.body());
   }
 
   std::string out_;

@@ -6,6 +6,7 @@
 
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/tir.h"
+#include "pipesplit/ir/tir_functor.h"
 #include "pipesplit/support/check.h"
 #include "src/analysis/well_formed_checker.h"
 
@@ -21,7 +22,8 @@ std::string Plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-class TirChecker {
+// Each statement kind is checked by its own handler.
+class TirChecker : private StmtFunctor<void(const StmtNode&, Span)> {
  public:
   TirChecker(const PrimFuncNode& func, const std::string& name, std::vector<Diagnostic>* out)
       : func_(func), where_(" in prim function " + Quoted(name)), out_(out) {}
@@ -39,6 +41,21 @@ class TirChecker {
   };
 
   void Stmt(const ir::Stmt& stmt, Span context);
+  void VisitStmt_(const ForNode& loop, Span span) override { For(loop, span); }
+  void VisitStmt_(const BlockRealizeNode& realize, Span span) override { Realize(realize, span); }
+  // A Block outside a BlockRealize (hand-built IR).
+  void VisitStmt_(const BlockNode& block, Span span) override { Block(block, span); }
+  void VisitStmt_(const SeqStmtNode& seq, Span span) override {
+    for (const ir::Stmt& s : seq.seq()) Stmt(s, span);
+  }
+  void VisitStmt_(const BufferStoreNode& store, Span span) override { Store(store, span); }
+  void VisitStmt_(const LetStmtNode& let, Span span) override;
+  void VisitStmt_(const IfThenElseNode& branch, Span span) override;
+  void VisitStmt_(const EvaluateNode& evaluate, Span span) override {
+    Expr(evaluate.value(), span);
+  }
+  void VisitStmt_(const AllocateNode& alloc, Span span) override;
+  void VisitStmt_(const DeclBufferNode& decl, Span span) override;
   void For(const ForNode& loop, Span span);
   void Realize(const BlockRealizeNode& realize, Span span);
   void Block(const BlockNode& block, Span span);
@@ -231,72 +248,41 @@ void TirChecker::Stmt(const ir::Stmt& stmt, Span context) {
     Error(context, "a statement is missing");
     return;
   }
-  Span span = Pick(stmt->span(), context);
-  switch (stmt->kind()) {
-    case NodeKind::kFor:
-      For(static_cast<const ForNode&>(*stmt), span);
-      return;
-    case NodeKind::kBlockRealize:
-      Realize(static_cast<const BlockRealizeNode&>(*stmt), span);
-      return;
-    case NodeKind::kBlock:  // a Block outside a BlockRealize (hand-built IR)
-      Block(static_cast<const BlockNode&>(*stmt), span);
-      return;
-    case NodeKind::kSeqStmt:
-      for (const ir::Stmt& s : static_cast<const SeqStmtNode&>(*stmt).seq()) Stmt(s, span);
-      return;
-    case NodeKind::kBufferStore:
-      Store(static_cast<const BufferStoreNode&>(*stmt), span);
-      return;
-    case NodeKind::kLetStmt: {
-      const auto& let = static_cast<const LetStmtNode&>(*stmt);
-      Expr(let.value(), span);
-      size_t mark = Mark();
-      if (let.var()) DefineVar(let.var().get(), "variable " + Quoted(let.var()->name()));
-      Stmt(let.body(), span);
-      PopTo(mark);
-      return;
-    }
-    case NodeKind::kIfThenElse: {
-      const auto& branch = static_cast<const IfThenElseNode&>(*stmt);
-      Expr(branch.cond(), span);
-      Stmt(branch.then_case(), span);
-      if (branch.else_case()) Stmt(branch.else_case(), span);
-      return;
-    }
-    case NodeKind::kEvaluate:
-      Expr(static_cast<const EvaluateNode&>(*stmt).value(), span);
-      return;
-    case NodeKind::kAllocate: {
-      const auto& alloc = static_cast<const AllocateNode&>(*stmt);
-      for (const PrimExpr& extent : alloc.extents()) Expr(extent, span);
-      size_t mark = Mark();
-      if (alloc.buffer_var()) {
-        DefineVar(alloc.buffer_var().get(), "variable " + Quoted(alloc.buffer_var()->name()));
-      }
-      Stmt(alloc.body(), span);
-      PopTo(mark);
-      return;
-    }
-    case NodeKind::kDeclBuffer: {
-      const auto& decl = static_cast<const DeclBufferNode&>(*stmt);
-      size_t mark = Mark();
-      if (decl.buffer()) {
-        UseShape(decl.buffer(), span);
-        DefineBuffer(decl.buffer());
-      }
-      Stmt(decl.body(), span);
-      PopTo(mark);
-      return;
-    }
-    case NodeKind::kBuffer:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-      break;  // a Stmt holds statement kinds only
+  VisitStmt(*stmt, Pick(stmt->span(), context));
+}
+
+void TirChecker::VisitStmt_(const LetStmtNode& let, Span span) {
+  Expr(let.value(), span);
+  size_t mark = Mark();
+  if (let.var()) DefineVar(let.var().get(), "variable " + Quoted(let.var()->name()));
+  Stmt(let.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::VisitStmt_(const IfThenElseNode& branch, Span span) {
+  Expr(branch.cond(), span);
+  Stmt(branch.then_case(), span);
+  if (branch.else_case()) Stmt(branch.else_case(), span);
+}
+
+void TirChecker::VisitStmt_(const AllocateNode& alloc, Span span) {
+  for (const PrimExpr& extent : alloc.extents()) Expr(extent, span);
+  size_t mark = Mark();
+  if (alloc.buffer_var()) {
+    DefineVar(alloc.buffer_var().get(), "variable " + Quoted(alloc.buffer_var()->name()));
   }
-  PS_UNREACHABLE();
+  Stmt(alloc.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::VisitStmt_(const DeclBufferNode& decl, Span span) {
+  size_t mark = Mark();
+  if (decl.buffer()) {
+    UseShape(decl.buffer(), span);
+    DefineBuffer(decl.buffer());
+  }
+  Stmt(decl.body(), span);
+  PopTo(mark);
 }
 
 void TirChecker::For(const ForNode& loop, Span span) {

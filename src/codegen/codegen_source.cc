@@ -143,57 +143,45 @@ void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
   for (const std::string& line : deferred) Line(line);
 }
 
-std::string KernelEmitter::Expr(const PrimExpr& e) {
-  DataType dt = e->dtype();
-  switch (e->kind()) {
-    case ir::NodeKind::kIntImm: {
-      int64_t v = ir::As<ir::IntImmNode>(e)->value();
-      if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
-      if (dt == DataType::Int(64)) return IntLiteral(v);
-      return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
-    }
-    case ir::NodeKind::kFloatImm: {
-      double v = ir::As<ir::FloatImmNode>(e)->value();
-      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(v) + ")");
-    }
-    case ir::NodeKind::kTirVar:
-      return VarName(ir::As<ir::TirVarNode>(e));
-    case ir::NodeKind::kBinary:
-      return Binary(*ir::As<ir::BinaryNode>(e));
-    case ir::NodeKind::kNot:
-      return "(!static_cast<bool>(" + Expr(ir::As<ir::NotNode>(e)->a()) + "))";
-    case ir::NodeKind::kCast: {
-      const PrimExpr& v = ir::As<ir::CastNode>(e)->value();
-      return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(v) + ")");
-    }
-    case ir::NodeKind::kSelect: {
-      const auto* n = ir::As<ir::SelectNode>(e);
-      // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
-      // only the chosen side gives the same value without touching memory the untaken side
-      // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
-      std::string vt = ValueType(dt);
-      return "(static_cast<bool>(" + Expr(n->cond()) + ") ? static_cast<" + vt + ">(" +
-             Expr(n->true_value()) + ") : static_cast<" + vt + ">(" + Expr(n->false_value()) + "))";
-    }
-    case ir::NodeKind::kBufferLoad: {
-      const auto* n = ir::As<ir::BufferLoadNode>(e);
-      if (acc_buffer_ != nullptr && n->buffer()->data() == (*acc_buffer_)->data()) {
-        return FromStorage(n->buffer()->dtype(), acc_element_);
-      }
-      return FromStorage(n->buffer()->dtype(), Element(n->buffer(), n->indices()));
-    }
-    case ir::NodeKind::kPrimCall:
-      return Call(*ir::As<ir::PrimCallNode>(e));
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-    PIPESPLIT_TIR_KINDS:
-      break;
-  }
-  Unsupported("a non-PrimExpr node inside an expression");
+std::string KernelEmitter::VisitExpr_(const ir::IntImmNode& n) {
+  DataType dt = n.dtype();
+  int64_t v = n.value();
+  if (IsBoolLike(dt)) return v != 0 ? "true" : "false";
+  if (dt == DataType::Int(64)) return IntLiteral(v);
+  return "static_cast<" + ValueType(dt) + ">(" + IntLiteral(v) + ")";
 }
 
-std::string KernelEmitter::Binary(const ir::BinaryNode& n) {
+std::string KernelEmitter::VisitExpr_(const ir::FloatImmNode& n) {
+  DataType dt = n.dtype();
+  return Round(dt, "static_cast<" + ValueType(dt) + ">(" + DoubleLiteral(n.value()) + ")");
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::NotNode& n) {
+  return "(!static_cast<bool>(" + Expr(n.a()) + "))";
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::CastNode& n) {
+  DataType dt = n.dtype();
+  return Round(dt, "static_cast<" + ValueType(dt) + ">(" + Expr(n.value()) + ")");
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::SelectNode& n) {
+  // TVM evaluates both sides of a Select; PrimExprs have no side effects, so evaluating
+  // only the chosen side gives the same value without touching memory the untaken side
+  // indexes out of range (rotary embedding selects between x[i - 64] and x[i + 64]).
+  std::string vt = ValueType(n.dtype());
+  return "(static_cast<bool>(" + Expr(n.cond()) + ") ? static_cast<" + vt + ">(" +
+         Expr(n.true_value()) + ") : static_cast<" + vt + ">(" + Expr(n.false_value()) + "))";
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::BufferLoadNode& n) {
+  if (acc_buffer_ != nullptr && n.buffer()->data() == (*acc_buffer_)->data()) {
+    return FromStorage(n.buffer()->dtype(), acc_element_);
+  }
+  return FromStorage(n.buffer()->dtype(), Element(n.buffer(), n.indices()));
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::BinaryNode& n) {
   DataType dt = n.dtype();
   std::string a = Expr(n.a());
   std::string b = Expr(n.b());
@@ -244,134 +232,107 @@ std::string KernelEmitter::Binary(const ir::BinaryNode& n) {
   Unsupported(std::string("binary operator ") + ir::BinaryOpName(n.op()));
 }
 
-std::string KernelEmitter::Call(const ir::PrimCallNode& n) {
+std::string KernelEmitter::VisitExpr_(const ir::PrimCallNode& n) {
   std::vector<std::string> args;
   for (const PrimExpr& a : n.args()) args.push_back(Expr(a));
   return EmitIntrinsic(kernel_, n, args);
 }
 
-void KernelEmitter::EmitStmt(const ir::Stmt& s) {
-  switch (s->kind()) {
-    case ir::NodeKind::kFor: {
-      const auto* n = ir::As<ir::ForNode>(s);
-      if (optimize_) {
-        if (std::optional<NestPlan> plan = PlanLoopNest(*n, *func_)) {
-          EmitNest(*plan);
-          return;
-        }
-        if (n->for_kind() == ir::ForKind::kParallel && !in_parallel_) {
-          EmitParallelLoop(*n);
-          return;
-        }
-      }
-      std::string lt = ValueType(n->loop_var()->dtype());
-      std::string lo = Fresh("lo");
-      std::string hi = Fresh("hi");
-      std::string v = Fresh(n->loop_var()->name());
-      Line("{");
-      ++indent_;
-      Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n->min()) + ");");
-      Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
-           Expr(n->extent()) + "));");
-      Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
-      ++indent_;
-      vars_[n->loop_var().get()] = v;
-      EmitStmt(n->body());
-      vars_.erase(n->loop_var().get());
-      --indent_;
-      Line("}");
-      --indent_;
-      Line("}");
+void KernelEmitter::VisitStmt_(const ir::ForNode& n) {
+  if (optimize_) {
+    if (std::optional<NestPlan> plan = PlanLoopNest(n, *func_)) {
+      EmitNest(*plan);
       return;
     }
-    case ir::NodeKind::kBlockRealize:
-      EmitBlock(*ir::As<ir::BlockRealizeNode>(s));
-      return;
-    case ir::NodeKind::kBlock:
-      Unsupported("a block without T.block realize");
-    case ir::NodeKind::kSeqStmt:
-      for (const ir::Stmt& c : ir::As<ir::SeqStmtNode>(s)->seq()) EmitStmt(c);
-      return;
-    case ir::NodeKind::kBufferStore: {
-      const auto* n = ir::As<ir::BufferStoreNode>(s);
-      std::string value = Expr(n->value());
-      Line(Element(n->buffer(), n->indices()) + " = " + ToStorage(n->buffer()->dtype(), value) +
-           ";");
+    if (n.for_kind() == ir::ForKind::kParallel && !in_parallel_) {
+      EmitParallelLoop(n);
       return;
     }
-    case ir::NodeKind::kLetStmt: {
-      const auto* n = ir::As<ir::LetStmtNode>(s);
-      std::string value = Expr(n->value());
-      Line("{");
-      ++indent_;
-      BindVar(n->var(), value);
-      EmitStmt(n->body());
-      vars_.erase(n->var().get());
-      --indent_;
-      Line("}");
-      return;
-    }
-    case ir::NodeKind::kIfThenElse: {
-      const auto* n = ir::As<ir::IfThenElseNode>(s);
-      Line("if (static_cast<bool>(" + Expr(n->cond()) + ")) {");
-      ++indent_;
-      EmitStmt(n->then_case());
-      --indent_;
-      if (n->else_case()) {
-        Line("} else {");
-        ++indent_;
-        EmitStmt(n->else_case());
-        --indent_;
-      }
-      Line("}");
-      return;
-    }
-    case ir::NodeKind::kEvaluate: {
-      const PrimExpr& v = ir::As<ir::EvaluateNode>(s)->value();
-      if (v->kind() == ir::NodeKind::kIntImm) return;
-      Line("(void)(" + Expr(v) + ");");
-      return;
-    }
-    case ir::NodeKind::kAllocate: {
-      const auto* n = ir::As<ir::AllocateNode>(s);
-      std::string ptr = Fresh(n->buffer_var()->name());
-      std::string size = "INT64_C(1)";
-      for (const PrimExpr& e : n->extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
-      std::string st = StorageType(n->dtype());
-      Line("{");
-      ++indent_;
-      Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
-           Quote(n->buffer_var()->name()) + ");");
-      allocations_[n->buffer_var().get()] = ptr + "_store.get()";
-      EmitStmt(n->body());
-      allocations_.erase(n->buffer_var().get());
-      --indent_;
-      Line("}");
-      return;
-    }
-    case ir::NodeKind::kDeclBuffer: {
-      const auto* n = ir::As<ir::DeclBufferNode>(s);
-      Line("{");
-      ++indent_;
-      if (allocations_.count(n->buffer()->data().get()) != 0) {
-        LookupBuffer(n->buffer());
-      } else {
-        AllocateBuffer(n->buffer());
-      }
-      EmitStmt(n->body());
-      buffers_.erase(n->buffer().get());
-      --indent_;
-      Line("}");
-      return;
-    }
-    case ir::NodeKind::kBuffer:
-    PIPESPLIT_PRIM_EXPR_KINDS:
-    PIPESPLIT_STRUCT_INFO_KINDS:
-    PIPESPLIT_EXPR_KINDS:
-    PIPESPLIT_BINDING_KINDS:
-      break;
   }
-  Unsupported("a non-statement node in a kernel body");
+  std::string lt = ValueType(n.loop_var()->dtype());
+  std::string lo = Fresh("lo");
+  std::string hi = Fresh("hi");
+  std::string v = Fresh(n.loop_var()->name());
+  Line("{");
+  ++indent_;
+  Line("const " + lt + " " + lo + " = static_cast<" + lt + ">(" + Expr(n.min()) + ");");
+  Line("const " + lt + " " + hi + " = ps_add<" + lt + ">(" + lo + ", static_cast<" + lt + ">(" +
+       Expr(n.extent()) + "));");
+  Line("for (" + lt + " " + v + " = " + lo + "; " + v + " < " + hi + "; ++" + v + ") {");
+  ++indent_;
+  vars_[n.loop_var().get()] = v;
+  EmitStmt(n.body());
+  vars_.erase(n.loop_var().get());
+  --indent_;
+  Line("}");
+  --indent_;
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::BufferStoreNode& n) {
+  std::string value = Expr(n.value());
+  Line(Element(n.buffer(), n.indices()) + " = " + ToStorage(n.buffer()->dtype(), value) + ";");
+}
+
+void KernelEmitter::VisitStmt_(const ir::LetStmtNode& n) {
+  std::string value = Expr(n.value());
+  Line("{");
+  ++indent_;
+  BindVar(n.var(), value);
+  EmitStmt(n.body());
+  vars_.erase(n.var().get());
+  --indent_;
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::IfThenElseNode& n) {
+  Line("if (static_cast<bool>(" + Expr(n.cond()) + ")) {");
+  ++indent_;
+  EmitStmt(n.then_case());
+  --indent_;
+  if (n.else_case()) {
+    Line("} else {");
+    ++indent_;
+    EmitStmt(n.else_case());
+    --indent_;
+  }
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::AllocateNode& n) {
+  std::string ptr = Fresh(n.buffer_var()->name());
+  std::string size = "INT64_C(1)";
+  for (const PrimExpr& e : n.extents()) size += " * static_cast<int64_t>(" + Expr(e) + ")";
+  std::string st = StorageType(n.dtype());
+  Line("{");
+  ++indent_;
+  Line("auto " + ptr + "_store = ps_alloc<" + st + ">(" + size + ", ps_kernel, " +
+       Quote(n.buffer_var()->name()) + ");");
+  allocations_[n.buffer_var().get()] = ptr + "_store.get()";
+  EmitStmt(n.body());
+  allocations_.erase(n.buffer_var().get());
+  --indent_;
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::DeclBufferNode& n) {
+  Line("{");
+  ++indent_;
+  if (allocations_.count(n.buffer()->data().get()) != 0) {
+    LookupBuffer(n.buffer());
+  } else {
+    AllocateBuffer(n.buffer());
+  }
+  EmitStmt(n.body());
+  buffers_.erase(n.buffer().get());
+  --indent_;
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::EvaluateNode& n) {
+  const PrimExpr& v = n.value();
+  if (v->kind() == ir::NodeKind::kIntImm) return;
+  Line("(void)(" + Expr(v) + ");");
 }
 
 void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {

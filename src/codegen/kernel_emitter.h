@@ -14,11 +14,14 @@
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/tir.h"
+#include "pipesplit/ir/tir_functor.h"
 #include "src/codegen/codegen_internal.h"
 
 namespace pipesplit::codegen {
 
-class KernelEmitter {
+// Each statement and expression kind is emitted by its own handler (codegen_source.cc).
+class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
+                      private ir::PrimExprFunctor<std::string(const ir::PrimExprNode&)> {
  public:
   KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops)
       : kernel_(std::move(kernel)),
@@ -97,14 +100,35 @@ class KernelEmitter {
   void EmitParams(const ir::PrimFuncNode& func);
 
   // ---- Expressions.
-  std::string Expr(const ir::PrimExpr& e);
+  std::string Expr(const ir::PrimExpr& e) { return VisitExpr(*e); }
 
-  std::string Binary(const ir::BinaryNode& n);
-
-  std::string Call(const ir::PrimCallNode& n);
+  std::string VisitExpr_(const ir::IntImmNode& n) override;
+  std::string VisitExpr_(const ir::FloatImmNode& n) override;
+  std::string VisitExpr_(const ir::TirVarNode& n) override { return VarName(&n); }
+  std::string VisitExpr_(const ir::BinaryNode& n) override;
+  std::string VisitExpr_(const ir::NotNode& n) override;
+  std::string VisitExpr_(const ir::CastNode& n) override;
+  std::string VisitExpr_(const ir::SelectNode& n) override;
+  std::string VisitExpr_(const ir::BufferLoadNode& n) override;
+  std::string VisitExpr_(const ir::PrimCallNode& n) override;
 
   // ---- Statements.
-  void EmitStmt(const ir::Stmt& s);
+  void EmitStmt(const ir::Stmt& s) { VisitStmt(*s); }
+
+  void VisitStmt_(const ir::ForNode& n) override;
+  void VisitStmt_(const ir::BlockRealizeNode& n) override { EmitBlock(n); }
+  void VisitStmt_(const ir::BlockNode& n) override {
+    Unsupported("a block without T.block realize");
+  }
+  void VisitStmt_(const ir::SeqStmtNode& n) override {
+    for (const ir::Stmt& c : n.seq()) EmitStmt(c);
+  }
+  void VisitStmt_(const ir::BufferStoreNode& n) override;
+  void VisitStmt_(const ir::LetStmtNode& n) override;
+  void VisitStmt_(const ir::IfThenElseNode& n) override;
+  void VisitStmt_(const ir::EvaluateNode& n) override;
+  void VisitStmt_(const ir::AllocateNode& n) override;
+  void VisitStmt_(const ir::DeclBufferNode& n) override;
 
   void EmitBlock(const ir::BlockRealizeNode& realize);
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "pipesplit/ir/arith.h"
+#include "pipesplit/ir/tir_functor.h"
 
 namespace pipesplit::ir {
 namespace {
@@ -104,7 +105,9 @@ Interval Combine(BinaryOp op, Interval a, Interval b) {
   }
 }
 
-class Detector {
+// Statements and index expressions each go through the handler of their kind.
+class Detector : private StmtFunctor<void(const StmtNode&)>,
+                 private PrimExprFunctor<Interval(const PrimExprNode&, const PrimExpr&)> {
  public:
   explicit Detector(const VisibleBuffers& visible) : visible_(visible) {}
 
@@ -144,42 +147,38 @@ class Detector {
     std::vector<Interval> dims;
   };
 
-  Interval Eval(const PrimExpr& e) {
-    switch (e->kind()) {
-      case NodeKind::kIntImm:
-        return Point(e);
-      case NodeKind::kTirVar: {
-        auto it = dom_.find(static_cast<const TirVarNode*>(e.get()));
-        return it == dom_.end() ? Point(e) : it->second;
-      }
-      case NodeKind::kBinary: {
-        const auto& n = static_cast<const BinaryNode&>(*e);
-        Interval a = Eval(n.a()), b = Eval(n.b());
-        if (a.point() && a.lo == n.a() && b.point() && b.lo == n.b()) return Point(e);
-        return Combine(n.op(), a, b);
-      }
-      case NodeKind::kCast: {
-        const auto& n = static_cast<const CastNode&>(*e);
-        Interval v = Eval(n.value());
-        if (v.point()) return v.lo == n.value() ? Point(e) : Point(CastTo(v.lo, e->dtype()));
-        if (v.everything()) return v;
-        return {CastTo(v.lo, e->dtype()), CastTo(v.hi, e->dtype())};
-      }
-      case NodeKind::kSelect: {
-        const auto& n = static_cast<const SelectNode&>(*e);
-        return Hull(Eval(n.false_value()), Eval(n.true_value()));
-      }
-      case NodeKind::kBufferLoad: {
-        bool relaxed = false;
-        for (const PrimExpr& i : static_cast<const BufferLoadNode&>(*e).indices()) {
-          VisitTirVars(i, [&](const TirVar& v) { relaxed |= dom_.count(v.get()) != 0; });
-        }
-        return relaxed ? Everything() : Point(e);
-      }
-      default:
-        return Everything();
-    }
+  Interval Eval(const PrimExpr& e) { return VisitExpr(*e, e); }
+
+  // Each handler gets the node and its pointer (a point interval is the expression itself).
+  Interval VisitExpr_(const IntImmNode&, const PrimExpr& e) override { return Point(e); }
+  Interval VisitExpr_(const FloatImmNode&, const PrimExpr&) override { return Everything(); }
+  Interval VisitExpr_(const TirVarNode& n, const PrimExpr& e) override {
+    auto it = dom_.find(&n);
+    return it == dom_.end() ? Point(e) : it->second;
   }
+  Interval VisitExpr_(const BinaryNode& n, const PrimExpr& e) override {
+    Interval a = Eval(n.a()), b = Eval(n.b());
+    if (a.point() && a.lo == n.a() && b.point() && b.lo == n.b()) return Point(e);
+    return Combine(n.op(), a, b);
+  }
+  Interval VisitExpr_(const NotNode&, const PrimExpr&) override { return Everything(); }
+  Interval VisitExpr_(const CastNode& n, const PrimExpr& e) override {
+    Interval v = Eval(n.value());
+    if (v.point()) return v.lo == n.value() ? Point(e) : Point(CastTo(v.lo, e->dtype()));
+    if (v.everything()) return v;
+    return {CastTo(v.lo, e->dtype()), CastTo(v.hi, e->dtype())};
+  }
+  Interval VisitExpr_(const SelectNode& n, const PrimExpr&) override {
+    return Hull(Eval(n.false_value()), Eval(n.true_value()));
+  }
+  Interval VisitExpr_(const BufferLoadNode& n, const PrimExpr& e) override {
+    bool relaxed = false;
+    for (const PrimExpr& i : n.indices()) {
+      VisitTirVars(i, [&](const TirVar& v) { relaxed |= dom_.count(v.get()) != 0; });
+    }
+    return relaxed ? Everything() : Point(e);
+  }
+  Interval VisitExpr_(const PrimCallNode&, const PrimExpr&) override { return Everything(); }
 
   // An index with the lets in the block substituted (TVM relaxes the bound values).
   PrimExpr Unlet(PrimExpr index) const {
@@ -279,85 +278,63 @@ class Detector {
   }
 
   void Stmt(const ir::Stmt& s) {
-    if (s == nullptr) return;
-    switch (s->kind()) {
-      case NodeKind::kSeqStmt:
-        for (const ir::Stmt& item : static_cast<const SeqStmtNode&>(*s).seq()) Stmt(item);
-        return;
-      case NodeKind::kFor: {
-        const auto& n = static_cast<const ForNode&>(*s);
-        Expr(n.min());
-        Expr(n.extent());
-        dom_[n.loop_var().get()] =
-            IsOne(n.extent()) ? Point(n.min())
-                              : Interval{n.min(), Sub(Add(n.min(), n.extent()), One(n.extent()))};
-        Stmt(n.body());
-        dom_.erase(n.loop_var().get());
-        return;
-      }
-      case NodeKind::kBlockRealize: {
-        // A nested block counts by its declared regions, its iter vars bound to their values.
-        const auto& n = static_cast<const BlockRealizeNode&>(*s);
-        const BlockNode& inner = *n.block();
-        TirVarMap bind;
-        for (size_t i = 0; i < inner.iter_vars().size() && i < n.iter_values().size(); ++i) {
-          bind[inner.iter_vars()[i].var.get()] = n.iter_values()[i];
-        }
-        auto relax = [&](const BufferRegion& r, std::vector<Access>* list) {
-          std::vector<Interval> dims;
-          for (const Range& range : r.region) {
-            dims.push_back(
-                FromRange({Substitute(range.min, bind), Substitute(range.extent, bind)}));
-          }
-          Update(list, r.buffer, std::move(dims));
-        };
-        for (const BufferRegion& r : inner.reads()) relax(r, &reads_);
-        for (const BufferRegion& r : inner.writes()) relax(r, &writes_);
-        return;
-      }
-      case NodeKind::kBlock: {
-        const auto& n = static_cast<const BlockNode&>(*s);
-        Stmt(n.init());
-        Stmt(n.body());
-        return;
-      }
-      case NodeKind::kBufferStore: {
-        const auto& n = static_cast<const BufferStoreNode&>(*s);
-        Update(&writes_, n.buffer(), Indices(n.indices()));
-        Expr(n.value());
-        for (const PrimExpr& i : n.indices()) Expr(i);
-        return;
-      }
-      case NodeKind::kLetStmt: {
-        const auto& n = static_cast<const LetStmtNode&>(*s);
-        lets_[n.var().get()] = n.value();
-        Expr(n.value());
-        Stmt(n.body());
-        return;
-      }
-      case NodeKind::kIfThenElse: {
-        const auto& n = static_cast<const IfThenElseNode&>(*s);
-        Expr(n.cond());
-        Stmt(n.then_case());
-        Stmt(n.else_case());
-        return;
-      }
-      case NodeKind::kEvaluate:
-        Expr(static_cast<const EvaluateNode&>(*s).value());
-        return;
-      case NodeKind::kAllocate: {
-        const auto& n = static_cast<const AllocateNode&>(*s);
-        for (const PrimExpr& e : n.extents()) Expr(e);
-        Stmt(n.body());
-        return;
-      }
-      case NodeKind::kDeclBuffer:
-        Stmt(static_cast<const DeclBufferNode&>(*s).body());
-        return;
-      default:
-        return;
-    }
+    if (s != nullptr) VisitStmt(*s);
   }
+
+  void VisitStmt_(const SeqStmtNode& n) override {
+    for (const ir::Stmt& item : n.seq()) Stmt(item);
+  }
+  void VisitStmt_(const ForNode& n) override {
+    Expr(n.min());
+    Expr(n.extent());
+    dom_[n.loop_var().get()] =
+        IsOne(n.extent()) ? Point(n.min())
+                          : Interval{n.min(), Sub(Add(n.min(), n.extent()), One(n.extent()))};
+    Stmt(n.body());
+    dom_.erase(n.loop_var().get());
+  }
+  void VisitStmt_(const BlockRealizeNode& n) override {
+    // A nested block counts by its declared regions, its iter vars bound to their values.
+    const BlockNode& inner = *n.block();
+    TirVarMap bind;
+    for (size_t i = 0; i < inner.iter_vars().size() && i < n.iter_values().size(); ++i) {
+      bind[inner.iter_vars()[i].var.get()] = n.iter_values()[i];
+    }
+    auto relax = [&](const BufferRegion& r, std::vector<Access>* list) {
+      std::vector<Interval> dims;
+      for (const Range& range : r.region) {
+        dims.push_back(FromRange({Substitute(range.min, bind), Substitute(range.extent, bind)}));
+      }
+      Update(list, r.buffer, std::move(dims));
+    };
+    for (const BufferRegion& r : inner.reads()) relax(r, &reads_);
+    for (const BufferRegion& r : inner.writes()) relax(r, &writes_);
+  }
+  void VisitStmt_(const BlockNode& n) override {
+    Stmt(n.init());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const BufferStoreNode& n) override {
+    Update(&writes_, n.buffer(), Indices(n.indices()));
+    Expr(n.value());
+    for (const PrimExpr& i : n.indices()) Expr(i);
+  }
+  void VisitStmt_(const LetStmtNode& n) override {
+    lets_[n.var().get()] = n.value();
+    Expr(n.value());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const IfThenElseNode& n) override {
+    Expr(n.cond());
+    Stmt(n.then_case());
+    Stmt(n.else_case());
+  }
+  void VisitStmt_(const EvaluateNode& n) override { Expr(n.value()); }
+  void VisitStmt_(const AllocateNode& n) override {
+    for (const PrimExpr& e : n.extents()) Expr(e);
+    Stmt(n.body());
+  }
+  void VisitStmt_(const DeclBufferNode& n) override { Stmt(n.body()); }
 
   VisibleBuffers visible_;
   std::unordered_map<const BufferNode*, const MatchBufferRegion*> matched_;

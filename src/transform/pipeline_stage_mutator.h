@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "pipesplit/ir/flat_expr.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/support/check.h"
 #include "src/transform/pipeline_symbols.h"
@@ -149,25 +150,25 @@ class StageMutator : public ir::ExprMutator {
   // changes (no reference count is touched: stages are built side by side and share nodes),
   // the stage's var, or the rebuilt node stored in *built; nullptr when it needs the walk.
   const Expr* FastVisit(const Expr& e, Expr* built) {
-    if (IsOpaqueLeaf(e->kind())) return &e;
-    switch (e->kind()) {
-      case ir::NodeKind::kVar:
-      case ir::NodeKind::kDataflowVar: {
-        const auto* var = static_cast<const ir::VarNode*>(e.get());
-        if (!remapped_.contains(var)) return &e;  // most uses: one flat probe
-        *built = var_remap_.find(var)->second;
+    struct Fast {
+      StageMutator* m;
+      Expr* built;
+      const Expr* Leaf(const Expr& e) { return &e; }
+      const Expr* Var(const ir::VarNode& var, const Expr& e) {
+        if (!m->remapped_.contains(&var)) return &e;  // most uses: one flat probe
+        *built = m->var_remap_.find(&var)->second;
         return built;
       }
-      case ir::NodeKind::kPrimValue: {
-        const ir::PrimExpr& value = static_cast<const ir::PrimValueNode&>(*e).value();
+      const Expr* PrimValue(const ir::PrimValueNode& node, const Expr& e) {
+        const ir::PrimExpr& value = node.value();
         return value == nullptr || value->kind() == ir::NodeKind::kIntImm ? &e : nullptr;
       }
-      case ir::NodeKind::kShapeExpr:
-        return AllConstDims(static_cast<const ir::ShapeExprNode&>(*e).values()) ? &e : nullptr;
-      case ir::NodeKind::kTuple: {
-        const auto& tuple = static_cast<const ir::TupleNode&>(*e);
+      const Expr* ShapeExpr(const ir::ShapeExprNode& node, const Expr& e) {
+        return AllConstDims(node.values()) ? &e : nullptr;
+      }
+      const Expr* Tuple(const ir::TupleNode& tuple, const Expr& e) {
         std::vector<Expr> fields;
-        if (!FastVisitAll(tuple.fields(), &fields)) return nullptr;
+        if (!m->FastVisitAll(tuple.fields(), &fields)) return nullptr;
         if (fields.empty()) return &e;
         std::vector<ir::StructInfo> sinfo;
         sinfo.reserve(fields.size());
@@ -176,26 +177,27 @@ class StageMutator : public ir::ExprMutator {
                                          tuple.span());
         return built;
       }
-      case ir::NodeKind::kCall: {
-        const auto& call = static_cast<const ir::CallNode&>(*e);
+      const Expr* TupleGetItem(const ir::TupleGetItemNode&, const Expr&) { return nullptr; }
+      const Expr* Call(const ir::CallNode& call, const Expr& e) {
         if (!IsStaticStructInfo(call.struct_info())) return nullptr;
         for (const ir::StructInfo& s : call.sinfo_args()) {
           if (!IsStaticStructInfo(s)) return nullptr;
         }
         Expr op_built;
-        const Expr* op = FastVisit(call.op(), &op_built);
+        const Expr* op = m->FastVisit(call.op(), &op_built);
         if (op == nullptr) return nullptr;
         std::vector<Expr> args;
-        if (!FastVisitAll(call.args(), &args)) return nullptr;
+        if (!m->FastVisitAll(call.args(), &args)) return nullptr;
         if (op->get() == call.op().get() && args.empty()) return &e;
         *built =
             ir::Make<ir::CallNode>(*op, args.empty() ? call.args() : std::move(args), call.attrs(),
                                    call.sinfo_args(), call.struct_info(), call.span());
         return built;
       }
-      default:  // tuple items, nested scopes, branches: the full walk
-        return nullptr;
-    }
+      // Nested scopes and branches: the full walk (as are tuple items).
+      const Expr* Nested(const Expr&) { return nullptr; }
+    };
+    return ir::VisitFlat(e, Fast{this, built});
   }
 
   // Visits every item; false when one is not fast. `out` stays empty when none changed

@@ -28,6 +28,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "pipesplit/ir/attr_names.h"
+#include "pipesplit/ir/flat_expr.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/script/printer.h"
@@ -56,43 +57,29 @@ bool IsBoundaryCall(const ir::Expr& value) {
 }
 
 // The vars `e` uses, in order of appearance, appended to `out` as raw pointers (the nodes are
-// owned by the function being planned). Flat expressions (vars, leaves, tuples, calls) are
-// walked directly; nested functions and branches by a visitor, in the same order.
+// owned by the function being planned). Flat expressions (vars, leaves, prim values, shapes,
+// tuples, calls) are walked by ir::ForEachFlat; nested functions and branches by a visitor, in
+// the same order.
 void CollectVarUses(const ir::Expr& e, std::vector<const ir::VarNode*>* out) {
-  if (IsOpaqueLeaf(e->kind())) return;
-  switch (e->kind()) {
-    case ir::NodeKind::kVar:
-    case ir::NodeKind::kDataflowVar:
-      out->push_back(static_cast<const ir::VarNode*>(e.get()));
-      return;
-    case ir::NodeKind::kPrimValue:
-    case ir::NodeKind::kShapeExpr:
-      return;
-    case ir::NodeKind::kTuple:
-      for (const ir::Expr& f : static_cast<const ir::TupleNode&>(*e).fields()) {
-        CollectVarUses(f, out);
-      }
-      return;
-    case ir::NodeKind::kTupleGetItem:
-      return CollectVarUses(static_cast<const ir::TupleGetItemNode&>(*e).tuple(), out);
-    case ir::NodeKind::kCall: {
-      const auto& call = static_cast<const ir::CallNode&>(*e);
-      CollectVarUses(call.op(), out);
-      for (const ir::Expr& a : call.args()) CollectVarUses(a, out);
-      return;
-    }
-    default:
-      break;
-  }
-  struct Collector : ir::ExprVisitor {
+  struct Flat {
     std::vector<const ir::VarNode*>* out;
-    void VisitExpr_(const ir::VarNode& var) override { out->push_back(&var); }
-    // Struct info mentions symbolic vars only, never a Var.
-    void VisitStructInfo(const ir::StructInfo&) override {}
+    void OnVar(const ir::VarNode& var) { out->push_back(&var); }
+    void OnPrims(const ir::Expr&) {}  // symbolic vars only, never a Var
+    void AfterCall(const ir::CallNode&) {}
+    void OnNested(const ir::Expr& e) {
+      struct Collector : ir::ExprVisitor {
+        std::vector<const ir::VarNode*>* out;
+        void VisitExpr_(const ir::VarNode& var) override { out->push_back(&var); }
+        // Struct info mentions symbolic vars only, never a Var.
+        void VisitStructInfo(const ir::StructInfo&) override {}
+      };
+      Collector collector;
+      collector.out = out;
+      collector.VisitExpr(e);
+    }
   };
-  Collector collector;
-  collector.out = out;
-  collector.VisitExpr(e);
+  Flat flat{out};
+  ir::ForEachFlat(e, flat);
 }
 
 std::string Quote(const std::string& name) { return "'" + name + "'"; }

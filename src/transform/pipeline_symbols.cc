@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "pipesplit/ir/flat_expr.h"
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/support/check.h"
 
@@ -100,34 +101,25 @@ class SymbolCollector : public ir::ExprVisitor {
 };
 
 // SymbolCollector::VisitExpr(e) with the flat part of the walk (vars, leaves, tuples, calls,
-// static struct infos) done directly; nested functions, branches and symbolic struct infos
-// go to the collector, in the same order, so the result is the same.
+// static struct infos) done by ir::ForEachFlat; prim values, shapes, nested functions,
+// branches and symbolic struct infos go to the collector, in the same order, so the result is
+// the same.
 void CollectFlat(const ir::Expr& e, SymbolCollector* collector, std::vector<TirVar>* out) {
-  if (IsOpaqueLeaf(e->kind())) return;
-  switch (e->kind()) {
-    case ir::NodeKind::kVar:
-    case ir::NodeKind::kDataflowVar:
-      return;
-    case ir::NodeKind::kTuple:
-      for (const ir::Expr& f : static_cast<const ir::TupleNode&>(*e).fields()) {
-        CollectFlat(f, collector, out);
-      }
-      return;
-    case ir::NodeKind::kTupleGetItem:
-      return CollectFlat(static_cast<const ir::TupleGetItemNode&>(*e).tuple(), collector, out);
-    case ir::NodeKind::kCall: {
-      const auto& call = static_cast<const ir::CallNode&>(*e);
-      CollectFlat(call.op(), collector, out);
-      for (const ir::Expr& a : call.args()) CollectFlat(a, collector, out);
+  struct Flat {
+    SymbolCollector* collector;
+    std::vector<TirVar>* out;
+    void OnVar(const ir::VarNode&) {}
+    void OnPrims(const ir::Expr& e) { collector->VisitExpr(e); }
+    void OnNested(const ir::Expr& e) { collector->VisitExpr(e); }
+    void AfterCall(const ir::CallNode& call) {
       for (const ir::StructInfo& s : call.sinfo_args()) {
         if (!IsStaticStructInfo(s)) collector->VisitStructInfo(s);
       }
       for (const auto& [key, value] : call.attrs()) VisitAttrSymbols(value, out);
-      return;
     }
-    default:
-      collector->VisitExpr(e);
-  }
+  };
+  Flat flat{collector, out};
+  ir::ForEachFlat(e, flat);
 }
 
 void VisitAttrSymbols(const ir::AttrValue& value, std::vector<TirVar>* out) {

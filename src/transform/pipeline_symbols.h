@@ -37,23 +37,6 @@ std::vector<ir::TirVar> SymbolsOf(const ir::StructInfo& sinfo);
 // few compares). False is conservative: function types, non-constant dims.
 bool IsStaticStructInfo(const ir::StructInfo& sinfo);
 bool AllConstDims(const std::vector<ir::PrimExpr>& dims);
-// Leaf expressions that hold no Var, no symbolic var and no sub-expression (global vars,
-// constants, string and dtype immediates, ops, extern functions): the flat walks of the rewrite
-// (var uses, symbols, the stage mutator's fast path) pass over them.
-inline bool IsOpaqueLeaf(ir::NodeKind kind) {
-  switch (kind) {
-    case ir::NodeKind::kGlobalVar:
-    case ir::NodeKind::kConstant:
-    case ir::NodeKind::kStringImm:
-    case ir::NodeKind::kDataTypeImm:
-    case ir::NodeKind::kOp:
-    case ir::NodeKind::kExternFunc:
-      return true;
-    default:
-      return false;
-  }
-}
-
 }  // namespace pipesplit::transform
 
 #endif  // PIPESPLIT_SRC_TRANSFORM_PIPELINE_SYMBOLS_H_

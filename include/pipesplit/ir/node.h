@@ -186,8 +186,8 @@ bool Is(const Ptr<U>& node) {
   case ::pipesplit::ir::NodeKind::kVarBinding: \
   case ::pipesplit::ir::NodeKind::kMatchCast:  \
   case ::pipesplit::ir::NodeKind::kBindingBlock
-#define PIPESPLIT_TIR_KINDS                      \
-  case ::pipesplit::ir::NodeKind::kBuffer:       \
+// Statement kinds (StmtNode). DispatchStmt in tir_functor.h is the one switch over them.
+#define PIPESPLIT_STMT_KINDS                     \
   case ::pipesplit::ir::NodeKind::kFor:          \
   case ::pipesplit::ir::NodeKind::kBlock:        \
   case ::pipesplit::ir::NodeKind::kBlockRealize: \
@@ -198,6 +198,9 @@ bool Is(const Ptr<U>& node) {
   case ::pipesplit::ir::NodeKind::kEvaluate:     \
   case ::pipesplit::ir::NodeKind::kAllocate:     \
   case ::pipesplit::ir::NodeKind::kDeclBuffer
+#define PIPESPLIT_TIR_KINDS                \
+  case ::pipesplit::ir::NodeKind::kBuffer: \
+    PIPESPLIT_STMT_KINDS
 
 // Every kind outside one family, for the tail of a switch over that family.
 #define PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR \
@@ -210,6 +213,12 @@ bool Is(const Ptr<U>& node) {
   PIPESPLIT_EXPR_KINDS:                     \
   PIPESPLIT_BINDING_KINDS:                  \
   PIPESPLIT_TIR_KINDS
+#define PIPESPLIT_KINDS_OUTSIDE_STMT \
+  PIPESPLIT_PRIM_EXPR_KINDS:         \
+  PIPESPLIT_STRUCT_INFO_KINDS:       \
+  PIPESPLIT_EXPR_KINDS:              \
+  PIPESPLIT_BINDING_KINDS:           \
+  case ::pipesplit::ir::NodeKind::kBuffer
 #define PIPESPLIT_KINDS_OUTSIDE_EXPR \
   PIPESPLIT_PRIM_EXPR_KINDS:         \
   PIPESPLIT_STRUCT_INFO_KINDS:       \

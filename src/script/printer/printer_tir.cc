@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "pipesplit/ir/prim_text.h"
+#include "pipesplit/ir/tir_functor.h"
 #include "pipesplit/support/text.h"
 #include "src/script/printer/printer_internal.h"
 
@@ -49,37 +50,31 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Whether `s` holds a realized block (TVM's test for an implicit root block).
-bool ContainsBlock(const ir::StmtNode& s) {
-  switch (s.kind()) {
-    case ir::NodeKind::kBlockRealize:
-      return true;
-    case ir::NodeKind::kBlock: {
-      const auto& n = static_cast<const ir::BlockNode&>(s);
-      return (n.init() != nullptr && ContainsBlock(*n.init())) || ContainsBlock(*n.body());
+// Whether a statement holds a realized block (TVM's test for an implicit root block).
+class BlockFinder : public ir::StmtFunctor<bool(const ir::StmtNode&)> {
+ private:
+  bool Find(const ir::Stmt& s) { return s != nullptr && VisitStmt(*s); }
+
+  bool VisitStmt_(const ir::BlockRealizeNode&) override { return true; }
+  bool VisitStmt_(const ir::BlockNode& n) override { return Find(n.init()) || Find(n.body()); }
+  bool VisitStmt_(const ir::SeqStmtNode& n) override {
+    for (const ir::Stmt& item : n.seq()) {
+      if (Find(item)) return true;
     }
-    case ir::NodeKind::kSeqStmt:
-      for (const ir::Stmt& item : static_cast<const ir::SeqStmtNode&>(s).seq()) {
-        if (ContainsBlock(*item)) return true;
-      }
-      return false;
-    case ir::NodeKind::kFor:
-      return ContainsBlock(*static_cast<const ir::ForNode&>(s).body());
-    case ir::NodeKind::kLetStmt:
-      return ContainsBlock(*static_cast<const ir::LetStmtNode&>(s).body());
-    case ir::NodeKind::kAllocate:
-      return ContainsBlock(*static_cast<const ir::AllocateNode&>(s).body());
-    case ir::NodeKind::kDeclBuffer:
-      return ContainsBlock(*static_cast<const ir::DeclBufferNode&>(s).body());
-    case ir::NodeKind::kIfThenElse: {
-      const auto& n = static_cast<const ir::IfThenElseNode&>(s);
-      return ContainsBlock(*n.then_case()) ||
-             (n.else_case() != nullptr && ContainsBlock(*n.else_case()));
-    }
-    default:
-      return false;
+    return false;
   }
-}
+  bool VisitStmt_(const ir::ForNode& n) override { return Find(n.body()); }
+  bool VisitStmt_(const ir::LetStmtNode& n) override { return Find(n.body()); }
+  bool VisitStmt_(const ir::AllocateNode& n) override { return Find(n.body()); }
+  bool VisitStmt_(const ir::DeclBufferNode& n) override { return Find(n.body()); }
+  bool VisitStmt_(const ir::IfThenElseNode& n) override {
+    return Find(n.then_case()) || Find(n.else_case());
+  }
+  bool VisitStmt_(const ir::BufferStoreNode&) override { return false; }
+  bool VisitStmt_(const ir::EvaluateNode&) override { return false; }
+};
+
+bool ContainsBlock(const ir::StmtNode& s) { return BlockFinder().VisitStmt(s); }
 
 bool IsImplicitRoot(const ir::StmtNode& s) {
   const auto* realize = ir::As<ir::BlockRealizeNode>(&s);
@@ -98,7 +93,8 @@ bool IsImplicitRoot(const ir::StmtNode& s) {
   return ContainsBlock(*b.body());
 }
 
-class TirPrinter {
+// Each statement kind prints through its own handler.
+class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
  public:
   explicit TirPrinter(const TirPrintOptions& options)
       : options_(options), text_options_(ir::PrimTextOptions::Tir([this](const ir::TirVarNode& v) {
@@ -122,9 +118,26 @@ class TirPrinter {
     Stmt(s);
     --indent_;
   }
-  void Stmt(const ir::Stmt& s);
-  void For(const ir::ForNode& loop);
-  void Realize(const ir::BlockRealizeNode& realize);
+  void Stmt(const ir::Stmt& s) { VisitStmt(*s); }
+  void VisitStmt_(const ir::ForNode& loop) override;
+  void VisitStmt_(const ir::BlockRealizeNode& realize) override {
+    Realize(*realize.block(), realize.iter_values(), realize.predicate(), false);
+  }
+  // A block without its realize prints with no_realize=True.
+  void VisitStmt_(const ir::BlockNode& block) override {
+    Realize(block, {}, ir::BoolImm(true), true);
+  }
+  void VisitStmt_(const ir::SeqStmtNode& seq) override {
+    for (const ir::Stmt& item : seq.seq()) Stmt(item);
+  }
+  void VisitStmt_(const ir::BufferStoreNode& store) override;
+  void VisitStmt_(const ir::LetStmtNode& let) override;
+  void VisitStmt_(const ir::IfThenElseNode& branch) override;
+  void VisitStmt_(const ir::EvaluateNode& evaluate) override;
+  void VisitStmt_(const ir::AllocateNode& alloc) override;
+  void VisitStmt_(const ir::DeclBufferNode& decl) override;
+  void Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& iter_values,
+               const PrimExpr& predicate, bool no_realize);
   void IterVars(const ir::BlockNode& block, const std::vector<PrimExpr>& values);
   std::string Region(const ir::BufferRegion& r);
   std::string AllocBuffer(const ir::Buffer& b);
@@ -185,7 +198,6 @@ class TirPrinter {
   std::string out_;
   int indent_ = 0;
   std::unordered_map<const ir::TirVarNode*, const ir::ForNode*> loops_;
-  const ir::BlockRealizeNode* no_realize_ = nullptr;  // the realize made up for a bare block
 };
 
 std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
@@ -281,82 +293,53 @@ std::string TirPrinter::Region(const ir::BufferRegion& r) {
   return r.buffer->name() + "[" + (dims.empty() ? "()" : Join(dims)) + "]";
 }
 
-void TirPrinter::Stmt(const ir::Stmt& s) {
-  switch (s->kind()) {
-    case ir::NodeKind::kSeqStmt:
-      for (const ir::Stmt& item : static_cast<const ir::SeqStmtNode&>(*s).seq()) Stmt(item);
-      return;
-    case ir::NodeKind::kFor:
-      For(static_cast<const ir::ForNode&>(*s));
-      return;
-    case ir::NodeKind::kBlockRealize:
-      Realize(static_cast<const ir::BlockRealizeNode&>(*s));
-      return;
-    case ir::NodeKind::kBlock: {
-      ir::BlockRealizeNode realize({}, ir::BoolImm(true),
-                                   ir::Cast<ir::BlockNode>(ir::Ptr<ir::StmtNode>(s)));
-      no_realize_ = &realize;
-      Realize(realize);
-      no_realize_ = nullptr;
-      return;
-    }
-    case ir::NodeKind::kBufferStore: {
-      const auto& n = static_cast<const ir::BufferStoreNode&>(*s);
-      std::vector<std::string> idx;
-      for (const PrimExpr& i : n.indices()) idx.push_back(Text(i));
-      Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) + "] = " + Text(n.value()));
-      return;
-    }
-    case ir::NodeKind::kLetStmt: {
-      const auto& n = static_cast<const ir::LetStmtNode&>(*s);
-      std::string type = "T." + n.var()->dtype().ToString();
-      if (options_.sblock) type = "T.let[" + type + "]";  // TVM since 2026
-      Line(n.var()->name() + ": " + type + " = " + Text(n.value()));
-      Stmt(n.body());
-      return;
-    }
-    case ir::NodeKind::kIfThenElse: {
-      const auto& n = static_cast<const ir::IfThenElseNode&>(*s);
-      Line("if " + Text(n.cond()) + ":");
-      Indented(n.then_case());
-      if (n.else_case() != nullptr) {
-        Line("else:");
-        Indented(n.else_case());
-      }
-      return;
-    }
-    case ir::NodeKind::kEvaluate: {
-      // As TVM: a call stands as a statement by itself (`T.assume(...)`).
-      const PrimExpr& value = static_cast<const ir::EvaluateNode&>(*s).value();
-      Line(ir::Is<ir::PrimCallNode>(value) ? Text(value) : "T.evaluate(" + Text(value) + ")");
-      return;
-    }
-    case ir::NodeKind::kAllocate: {
-      const auto& n = static_cast<const ir::AllocateNode&>(*s);
-      std::vector<std::string> extents;
-      for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
-      Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
-           QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
-      Stmt(n.body());
-      return;
-    }
-    case ir::NodeKind::kDeclBuffer: {
-      const auto& n = static_cast<const ir::DeclBufferNode&>(*s);
-      const ir::Buffer& b = n.buffer();
-      Declare(b);
-      std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
-      if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
-      if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
-      Line(line + ")");
-      Stmt(n.body());
-      return;
-    }
-    default:
-      Line("<?>");
+void TirPrinter::VisitStmt_(const ir::BufferStoreNode& n) {
+  std::vector<std::string> idx;
+  for (const PrimExpr& i : n.indices()) idx.push_back(Text(i));
+  Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) + "] = " + Text(n.value()));
+}
+
+void TirPrinter::VisitStmt_(const ir::LetStmtNode& n) {
+  std::string type = "T." + n.var()->dtype().ToString();
+  if (options_.sblock) type = "T.let[" + type + "]";  // TVM since 2026
+  Line(n.var()->name() + ": " + type + " = " + Text(n.value()));
+  Stmt(n.body());
+}
+
+void TirPrinter::VisitStmt_(const ir::IfThenElseNode& n) {
+  Line("if " + Text(n.cond()) + ":");
+  Indented(n.then_case());
+  if (n.else_case() != nullptr) {
+    Line("else:");
+    Indented(n.else_case());
   }
 }
 
-void TirPrinter::For(const ir::ForNode& loop) {
+void TirPrinter::VisitStmt_(const ir::EvaluateNode& n) {
+  // As TVM: a call stands as a statement by itself (`T.assume(...)`).
+  const PrimExpr& value = n.value();
+  Line(ir::Is<ir::PrimCallNode>(value) ? Text(value) : "T.evaluate(" + Text(value) + ")");
+}
+
+void TirPrinter::VisitStmt_(const ir::AllocateNode& n) {
+  std::vector<std::string> extents;
+  for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
+  Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
+       QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
+  Stmt(n.body());
+}
+
+void TirPrinter::VisitStmt_(const ir::DeclBufferNode& n) {
+  const ir::Buffer& b = n.buffer();
+  Declare(b);
+  std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
+  if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
+  if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
+  Line(line + ")");
+  Stmt(n.body());
+}
+
+void TirPrinter::VisitStmt_(const ir::ForNode& loop) {
   auto plain = [](const ir::ForNode& l) {
     return l.for_kind() == ir::ForKind::kSerial && IsConst(l.min(), 0) && l.annotations().empty();
   };
@@ -455,15 +438,13 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
   flush();
 }
 
-void TirPrinter::Realize(const ir::BlockRealizeNode& realize) {
-  const ir::BlockNode& b = *realize.block();
-  // A block without its realize (the kBlock statement) is printed with no_realize=True.
-  bool no_realize = &realize == no_realize_;
+void TirPrinter::Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& iter_values,
+                         const PrimExpr& predicate, bool no_realize) {
   Line(std::string("with T.") + BlockWord() + "(" + QuoteString(b.name_hint()) +
        (no_realize ? ", no_realize=True):" : "):"));
   ++indent_;
-  IterVars(b, realize.iter_values());
-  if (!IsConst(realize.predicate(), 1)) Line("T.where(" + Text(realize.predicate()) + ")");
+  IterVars(b, iter_values);
+  if (!IsConst(predicate, 1)) Line("T.where(" + Text(predicate) + ")");
   std::vector<std::string> reads, writes;
   for (const ir::BufferRegion& r : b.reads()) reads.push_back(Region(r));
   for (const ir::BufferRegion& r : b.writes()) writes.push_back(Region(r));
