@@ -47,6 +47,20 @@ fi
 # An include of a pipesplit header; group 2 is the layer it belongs to.
 include_re='^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"](pipesplit|src)/([A-Za-z0-9_]+)/'
 
+# file:line:text of every include under directory $1 matching the regex $2, in file order.
+includes_in() {
+  grep -rnE "$2" --include='*.h' --include='*.hpp' --include='*.cc' --include='*.cpp' \
+    --include='*.inc' "$1" | sort -t: -k1,1 -k2,2n
+}
+
+# Splits a line of includes_in into $file, $line and $text.
+split_hit() {
+  file="${1%%:*}"
+  local rest="${1#*:}"
+  line="${rest%%:*}"
+  text="${rest#*:}"
+}
+
 status=0
 checked=0
 for base in src include/pipesplit; do
@@ -58,20 +72,16 @@ for base in src include/pipesplit; do
       status=1
       continue
     fi
-    # file:line:text of every include of a pipesplit header, in either spelling.
+    # Every include of a pipesplit header, in either spelling.
     while IFS= read -r hit; do
-      file="${hit%%:*}"
-      rest="${hit#*:}"
-      line="${rest%%:*}"
-      text="${rest#*:}"
+      split_hit "$hit"
       to=$(sed -E "s@${include_re}.*@\\2@" <<<"$text")
       checked=$((checked + 1))
       if ! allowed "$layer" "$to"; then
         echo "${file#"$root"/}:$line: layer '$layer' includes layer '$to': ${text}"
         status=1
       fi
-    done < <(grep -rnE "$include_re" --include='*.h' --include='*.hpp' --include='*.cc' \
-      --include='*.cpp' --include='*.inc' "$dir" | sort -t: -k1,1 -k2,2n)
+    done < <(includes_in "$dir" "$include_re")
   done
 done
 
@@ -105,10 +115,7 @@ for layer in "${!folder_order[@]}"; do
         continue
       fi
       while IFS= read -r hit; do
-        file="${hit%%:*}"
-        rest="${hit#*:}"
-        line="${rest%%:*}"
-        text="${rest#*:}"
+        split_hit "$hit"
         [[ "$(sed -E "s@${folder_re}.*@\\2@" <<<"$text")" == "$layer" ]] || continue
         to=$(sed -E "s@${folder_re}.*@\\3@" <<<"$text")
         checked=$((checked + 1))
@@ -116,8 +123,7 @@ for layer in "${!folder_order[@]}"; do
           echo "${file#"$root"/}:$line: $layer/$folder includes $layer/$to: ${text}"
           status=1
         fi
-      done < <(grep -rnE "$folder_re" --include='*.h' --include='*.cc' --include='*.inc' "$dir" |
-        sort -t: -k1,1 -k2,2n)
+      done < <(includes_in "$dir" "$folder_re")
     done
   done
 done
