@@ -14,6 +14,7 @@
 
 #include "pipesplit/runtime/exec/interpreter.h"
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "tests/runtime/paged_kv_reference.h"
 
@@ -366,6 +367,60 @@ TEST(PagedKvCacheRegistration, AWorkerRegistersTheBuiltinsForItsGroup) {
   const PagedKvCacheConfig& c = dynamic_cast<const PagedKvCache*>(kv.as_object())->config();
   EXPECT_EQ(c.layer_begin, 1);
   EXPECT_EQ(c.layer_end, 3);
+}
+
+// Two worker groups each create a cache for layer_partition [0, 1, 2] (which needs the worker's
+// group) and run attention on their own global layer: group 0 layer 0, group 1 layer 1 of the
+// qkv group 0 sends on. One token at position 0 attends to itself only: o[h] = v[h / 2].
+TEST(PagedKvCacheSession, EachWorkerGroupHoldsItsLayer) {
+  const std::string create =
+      R"(R.call_packed("vm.builtin.paged_attention_kv_cache_create", R.shape([1, 32, 32, 16, 0]), R.shape([0, 1, 2]), R.prim_value(4), R.prim_value(2), R.prim_value(8), R.prim_value(8), R.shape([0, 0]), R.prim_value(0), R.prim_value(1), R.prim_value(T.float64(1)), R.prim_value(T.float64(10000)), R.prim_value(0), init, R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), R.tuple(), sinfo_args=(R.Object,)))";
+  auto stage = [&](const std::string& layer) {
+    return R"(        init: R.Tensor((), dtype="float32") = R.zeros(R.shape([]), dtype="float32")
+        kv: R.Object = )" +
+           create + R"(
+        a: R.Object = R.call_packed("vm.builtin.kv_state_add_sequence", kv, R.prim_value(0), sinfo_args=(R.Object,))
+        b: R.Object = R.call_packed("vm.builtin.kv_state_begin_forward", kv, R.shape([0]), R.shape([1]), sinfo_args=(R.Object,))
+        o = R.call_dps_packed("vm.builtin.attention_kv_cache_attention_with_fused_qkv", (kv, R.prim_value()" +
+           layer +
+           R"(), R.prim_value(T.float64(0.25)), qkv), out_sinfo=R.Tensor((1, 4, 8), dtype="float32"))
+        c: R.Object = R.call_packed("vm.builtin.kv_state_end_forward", kv, sinfo_args=(R.Object,))
+)";
+  };
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((1, 8, 8), dtype="float32"), packed_params: R.Object) -> R.Object:
+        cls = Module
+        gv: R.Object = R.call_builtin_with_ctx("mlc.multi_gpu.DispatchFunctionByGroup", (((cls.s0, x, R.shape([]), packed_params), (cls.s1, R.shape([]), packed_params)),), sinfo_args=(R.Object,))
+        return gv
+
+    @R.function(pure=False, private=True)
+    def s0(qkv: R.Tensor((1, 8, 8), dtype="float32"), s: R.Shape([]), packed_params: R.Object) -> R.Tuple(R.Tensor((1, 8, 8), dtype="float32")):
+)" + stage("0") + R"(        d: R.Object = R.call_packed("runtime.disco.send_to_next_group", qkv)
+        return (qkv,)
+
+    @R.function(pure=False, private=True)
+    def s1(s: R.Shape([]), packed_params: R.Object) -> R.Tuple(R.Tensor((1, 4, 8), dtype="float32")):
+        qkv = R.call_dps_packed("runtime.disco.recv_from_prev_group", R.tuple(), out_sinfo=R.Tensor((1, 8, 8), dtype="float32"))
+)" + stage("1") + R"(        return (o,)
+)";
+  ir::IRModule mod = script::ParseModule(text, "groups.py");
+  InMemoryWeights weights({});
+  SessionOptions options;
+  options.num_groups = 2;
+  std::vector<double> x(64);
+  for (int i = 0; i < 64; ++i) x[i] = i;
+  RunResult result = RunThreads(mod, "main", {Value(MakeTensor(DataType::Float(32), {1, 8, 8}, x))},
+                                weights, options);
+  std::vector<Tensor> flat;
+  result.output.Flatten(&flat);
+  ASSERT_EQ(flat.size(), 1u);
+  std::vector<double> want;
+  for (int h = 0; h < 4; ++h) {
+    for (int d = 0; d < 8; ++d) want.push_back((6 + h / 2) * 8 + d);
+  }
+  EXPECT_EQ(ToDoubleVector(flat[0]), want);
 }
 
 }  // namespace
