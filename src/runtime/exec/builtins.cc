@@ -3,6 +3,7 @@
 
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/exec/kv_cache.h"
+#include "pipesplit/runtime/exec/paged_kv_cache.h"
 
 namespace pipesplit::runtime {
 
@@ -36,6 +37,7 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
     return Value::MakeTuple(call.args);
   });
   RegisterKvCacheBuiltins(registry);
+  RegisterPagedKvCacheBuiltins(registry);
 }
 
 }  // namespace pipesplit::runtime

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/exec/paged_kv_cache.h"
 
 namespace pipesplit::runtime {
 
@@ -157,6 +158,8 @@ void PipelineWorker::LoadWeights(const WeightSource& weights) {
 // Step 3.
 void PipelineWorker::RegisterBuiltins() {
   RegisterCoreBuiltins(&builtins_);
+  // A paged KV cache created on this worker holds its group's slice of the layer partition.
+  RegisterPagedKvCacheBuiltins(&builtins_, {group_, options_.num_groups});
   builtins_.Register(ir::protocol::kSendToNextGroup,
                      [this](BuiltinCall& call) { return SendToNextGroup(call); });
   builtins_.Register(ir::protocol::kRecvFromPrevGroup,

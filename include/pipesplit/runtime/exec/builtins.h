@@ -1,7 +1,7 @@
 // Builtins: the packed functions a module calls by name (R.call_packed and the packing ops),
 // as the interpreter runs them. A registry maps names to functions; the core builtins are
-// tuple_getitem, the stage boundary and the KV cache (kv_cache.h); a worker adds the
-// worker-group builtins (pipeline_worker.h).
+// tuple_getitem, the stage boundary and the KV caches (kv_cache.h, paged_kv_cache.h); a worker
+// adds the worker-group builtins (pipeline_worker.h).
 #ifndef PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_
 #define PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_
 
@@ -49,8 +49,9 @@ class BuiltinRegistry {
 };
 
 // Registers the builtins every run has: vm.builtin.tuple_getitem,
-// mlc.pipeline_parallel_stage_boundary (the identity) and the KV cache builtins (kv_cache.h). The
-// worker-group builtins (send, recv, dispatch) are registered by the session.
+// mlc.pipeline_parallel_stage_boundary (the identity), the KV cache builtins (kv_cache.h) and the
+// paged KV cache builtins for worker group 0 of 1 (paged_kv_cache.h). The worker-group builtins
+// (send, recv, dispatch) are registered by the session.
 void RegisterCoreBuiltins(BuiltinRegistry* registry);
 
 }  // namespace pipesplit::runtime
