@@ -230,11 +230,9 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     single.kernels = LoadKernels(mod, args->kernels);
     single.metadata = LoadMetadata(args->inputs.metadata);
     // A group's share for one of its workers (what each worker of the split run gets).
-    auto share = [&](int per_group) {
-      return per_group > 0 ? std::max(1, per_group / options.group_size) : 0;
-    };
-    single.threads_per_group = share(options.threads_per_group);
-    single.blas_threads_per_group = share(options.blas_threads_per_group);
+    single.threads_per_group = runtime::WorkerShare(options.threads_per_group, options.group_size);
+    single.blas_threads_per_group =
+        runtime::WorkerShare(options.blas_threads_per_group, options.group_size);
     // Inputs are made afresh for each run: a --arg value may be mutable state (a KV cache).
     std::vector<std::vector<runtime::Value>> inputs =
         LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,

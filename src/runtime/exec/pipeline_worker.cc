@@ -17,82 +17,11 @@
 
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
+#include "pipesplit/runtime/exec/weight_table.h"
 
 namespace pipesplit::runtime {
 
-// The weights one group loaded, standing in for packed_params.
-class WeightTable : public FieldObject {
- public:
-  explicit WeightTable(int group) : group_(group) {}
-  std::string TypeName() const override {
-    return "the weight table of group " + std::to_string(group_);
-  }
-  Value GetField(int64_t index) const override {
-    auto it = tensors_.find(index);
-    if (it == tensors_.end()) {
-      throw RuntimeError("packed_params[" + std::to_string(index) +
-                         "] is not loaded on this group: its stage does not read it");
-    }
-    return it->second;
-  }
-  void Add(int64_t index, Tensor tensor) { tensors_.emplace(index, std::move(tensor)); }
-
- private:
-  int group_;
-  std::map<int64_t, Tensor> tensors_;
-};
-
 namespace {
-
-std::string DescribeDeclared(const ir::TensorSInfoNode& t, const Shape& dims) {
-  std::string out = t.dtype().is_void() ? "tensor" : t.dtype().ToString();
-  if (!t.shape())
-    return out + "[" + (t.ndim() >= 0 ? std::to_string(t.ndim()) + " dims" : "?") + "]";
-  out += "[";
-  for (size_t i = 0; i < dims.size(); ++i) {
-    out += (i ? ", " : "") + (dims[i] >= 0 ? std::to_string(dims[i]) : std::string("?"));
-  }
-  return out + "]";
-}
-
-// Whether `t` has the dtype and the known dims (-1: any) of `declared`.
-bool Matches(const Tensor& t, const ir::TensorSInfoNode& declared, const Shape& dims) {
-  bool ok = declared.dtype().is_void() || declared.dtype() == t.dtype();
-  if (declared.shape()) {
-    ok &= dims.size() == t.shape().size();
-    for (size_t i = 0; ok && i < dims.size(); ++i) ok &= dims[i] < 0 || dims[i] == t.shape()[i];
-  } else if (declared.ndim() >= 0) {
-    ok &= declared.ndim() == t.ndim();
-  }
-  return ok;
-}
-
-void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
-  if (call.out_sinfo == nullptr) return;
-  const auto* declared = ir::As<ir::TensorSInfoNode>(*call.out_sinfo);
-  if (declared == nullptr) return;
-  Shape dims = call.interpreter.ResolveShape(*declared, *call.frame);
-  if (!Matches(t, *declared, dims)) {
-    throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
-                       " but the receive declares " + DescribeDeclared(*declared, dims));
-  }
-}
-
-// A weight whose dtype or static dims contradict how the stage reads it.
-void CheckWeight(const Tensor& t, const ir::WeightRead& read, const std::string& name,
-                 const std::string& function) {
-  const auto* declared = ir::As<ir::TensorSInfoNode>(read.sinfo);
-  if (declared == nullptr) return;
-  Shape dims;
-  if (declared->shape()) {
-    for (const ir::PrimExpr& d : *declared->shape()) dims.push_back(ir::AsConstInt(d).value_or(-1));
-  }
-  if (!Matches(t, *declared, dims)) {
-    throw RuntimeError("packed_params[" + std::to_string(read.index) + "] ('" + name + "') is " +
-                       t.ToString() + " but '" + function + "' reads it as " +
-                       DescribeDeclared(*declared, dims));
-  }
-}
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -146,13 +75,7 @@ void PipelineWorker::CheckEntry() {
 // Step 2b: the weights the stage reads, and only those.
 void PipelineWorker::LoadWeights(const WeightSource& weights) {
   weights_ = std::make_shared<WeightTable>(group_);
-  for (const ir::WeightRead& read : ir::WeightReadsOf(*stage_func_)) {
-    Tensor t = weights.Load(read.index);
-    CheckWeight(t, read, weights.Name(read.index), report_.function);
-    report_.weight_bytes += t.nbytes();
-    report_.weight_indices.push_back(read.index);
-    weights_->Add(read.index, std::move(t));
-  }
+  weights_->LoadReadsOf(*stage_func_, report_.function, weights, report_);
 }
 
 // Step 3.
@@ -165,7 +88,7 @@ void PipelineWorker::RegisterBuiltins() {
   builtins_.Register(ir::protocol::kRecvFromPrevGroup,
                      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
   builtins_.Register(ir::protocol::kDispatchFunctionByGroup,
-                     [this](BuiltinCall& call) { return DispatchByGroup(call); });
+                     [this](BuiltinCall& call) { return DispatchToGroup(call, group_); });
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
 }
@@ -198,12 +121,23 @@ Value PipelineWorker::RecvFromPrevGroup(BuiltinCall& call) {
   return t;
 }
 
-Value PipelineWorker::DispatchByGroup(BuiltinCall& call) {
-  const auto* table = call.args.empty() ? nullptr : call.args[0].as_tuple();
-  if (table == nullptr || group_ >= static_cast<int>(table->size())) {
-    throw RuntimeError("DispatchFunctionByGroup has no entry for group " + std::to_string(group_));
+void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
+  if (call.out_sinfo == nullptr) return;
+  const auto* declared = ir::As<ir::TensorSInfoNode>(*call.out_sinfo);
+  if (declared == nullptr) return;
+  Shape dims = call.interpreter.ResolveShape(*declared, *call.frame);
+  if (!MatchesDeclared(t, *declared, dims)) {
+    throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
+                       " but the receive declares " + DescribeDeclared(*declared, dims));
   }
-  const auto* item = (*table)[group_].as_tuple();
+}
+
+Value DispatchToGroup(BuiltinCall& call, int group) {
+  const auto* table = call.args.empty() ? nullptr : call.args[0].as_tuple();
+  if (table == nullptr || group >= static_cast<int>(table->size())) {
+    throw RuntimeError("DispatchFunctionByGroup has no entry for group " + std::to_string(group));
+  }
+  const auto* item = (*table)[group].as_tuple();
   if (item == nullptr || item->empty()) throw RuntimeError("malformed dispatch table entry");
   std::vector<Value> args(item->begin() + 1, item->end());
   return call.interpreter.Invoke((*item)[0], std::move(args));

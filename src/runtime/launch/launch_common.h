@@ -1,4 +1,4 @@
-// What the launchers (launch.h) share: each worker's share of its group's threads.
+// What the launchers (launch.h) share: OpenBLAS threads set for a run.
 #ifndef PIPESPLIT_SRC_RUNTIME_LAUNCH_LAUNCH_COMMON_H_
 #define PIPESPLIT_SRC_RUNTIME_LAUNCH_LAUNCH_COMMON_H_
 
@@ -6,13 +6,9 @@
 
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/kernels/linalg.h"
+#include "pipesplit/runtime/launch/launch.h"
 
 namespace pipesplit::runtime {
-
-// A worker's share of `per_group` threads (at least 1); 0 when `per_group` is 0 (unset).
-inline int WorkerShare(int per_group, int group_size) {
-  return per_group > 0 ? std::max(1, per_group / group_size) : 0;
-}
 
 // Sets OpenBLAS to a worker's share of options.blas_threads_per_group for its lifetime, then
 // restores the setting it found (process-wide: every worker of the process gets it).

@@ -2,16 +2,14 @@
 // the same calls. The transport is made on the first run (its sends time out after that run's
 // options.timeout) and kept for the next ones, so sequence numbers continue across runs.
 //
-// Run, steps:
-//   1. Check the schedule (before any message), set this rank's thread shares.
-//   2. Run this rank's PipelineWorker; a worker that fails (not one that was aborted) aborts
-//      every other rank.
-//   3. Gather the trace: the first rank of each group sends its slices to the first rank of the
-//      last group, which holds the outputs and builds the run's trace.
+// RunWorkers, steps:
+//   1. Check the groups against the world, set this rank's thread shares.
+//   2. Run this rank's body; a worker that fails (not one that was aborted) aborts every
+//      other rank.
+//   3. Gather the trace: the first rank of each group sends its slices to the reporter.
 #include <fmt/format.h>
 
 #include "pipesplit/runtime/dist/transport.h"
-#include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/kernels/threading.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "src/runtime/launch/launch_common.h"
@@ -30,11 +28,8 @@ class MpiLauncher : public Launcher {
   std::string_view name() const override { return "mpi"; }
 
   GroupShape FormGroups(GroupShape requested, int stages) const override {
-    if (requested.num_groups > 0 && requested.group_size > 0 &&
-        requested.num_groups * requested.group_size != world_) {
-      throw RuntimeError(fmt::format("{} groups of {} need {} MPI ranks, not {}",
-                                     requested.num_groups, requested.group_size,
-                                     requested.num_groups * requested.group_size, world_));
+    if (requested.num_groups > 0 && requested.group_size > 0) {
+      CheckWorld(requested.num_groups, requested.group_size);
     }
     if (requested.num_groups == 0 && requested.group_size > 0) {
       if (world_ % requested.group_size != 0) {
@@ -50,38 +45,47 @@ class MpiLauncher : public Launcher {
     return {groups, world_ / groups};
   }
 
-  RunResult Run(const ir::IRModule& mod, const std::string& entry,
-                const std::vector<std::vector<Value>>& microbatches, const WeightSource& weights,
-                const SessionOptions& options) override {
+  std::vector<TraceSlice> RunWorkers(const SessionOptions& options, size_t /*link_capacity*/,
+                                     int reporter, const WorkerBody& body) override {
     if (shut_down_) throw RuntimeError("the MPI launcher was shut down");
-    if (options.num_groups * options.group_size != world_) {
-      throw RuntimeError(fmt::format("{} groups of {} need {} MPI ranks, not {}",
-                                     options.num_groups, options.group_size,
-                                     options.num_groups * options.group_size, world_));
-    }
-    ResolveSchedule(options);  // a bad schedule fails before any message
+    CheckWorld(options.num_groups, options.group_size);  // step 1
     if (!transport_) transport_ = MakeMpiTransport(options.timeout);
     ScopedBlasThreads blas(options);
     const int worker_threads = WorkerShare(options.threads_per_group, options.group_size);
     if (worker_threads > 0) SetThreadNumThreads(worker_threads);
     // Epoch 0 of the monotonic clock: the same on every rank of one host.
     TraceRecorder recorder(std::chrono::steady_clock::time_point{});
-    RunResult result;
-    try {
-      result = PipelineWorker(mod, entry, weights, options, *transport_, rank_, &recorder)
-                   .Run(microbatches);
+    const bool records = rank_ % options.group_size == 0;
+    try {  // step 2
+      body(*transport_, rank_, records ? &recorder : nullptr);
     } catch (const WorkerError& e) {
       SetThreadNumThreads(0);
       if (!e.aborted()) transport_->Abort(rank_, e.what());
       throw;
+    } catch (const std::exception& e) {
+      SetThreadNumThreads(0);
+      WorkerError error(rank_, rank_ / options.group_size, std::string("failed: ") + e.what());
+      transport_->Abort(rank_, error.what());
+      throw error;
     }
     SetThreadNumThreads(0);
-    try {
-      GatherTrace(mod, entry, options, recorder.Take(), result);
+    if (!records) return {};
+    std::vector<TraceSlice> slices = recorder.Take();
+    try {  // step 3
+      if (rank_ != reporter) {
+        transport_->Send(rank_, reporter, SlicesToTensor(slices));
+        return {};
+      }
+      for (int g = 0; g < options.num_groups; ++g) {
+        if (g * options.group_size == reporter) continue;
+        std::vector<TraceSlice> more =
+            SlicesFromTensor(transport_->Recv(rank_, g * options.group_size, options.timeout));
+        slices.insert(slices.end(), more.begin(), more.end());
+      }
     } catch (const TransportAborted& e) {
       throw WorkerError(rank_, rank_ / options.group_size, e.what(), /*aborted=*/true);
     }
-    return result;
+    return slices;
   }
 
   std::optional<std::string> Shutdown() override {
@@ -91,22 +95,13 @@ class MpiLauncher : public Launcher {
   }
 
  private:
-  // Step 3.
-  void GatherTrace(const ir::IRModule& mod, const std::string& entry, const SessionOptions& options,
-                   std::vector<TraceSlice> slices, RunResult& result) {
-    const int reporter = (options.num_groups - 1) * options.group_size;
-    if (rank_ % options.group_size != 0) return;
-    if (rank_ != reporter) {
-      transport_->Send(rank_, reporter, SlicesToTensor(slices));
-      return;
+  // RuntimeError when `groups` groups of `size` ranks are not the world.
+  void CheckWorld(int groups, int size) const {
+    if (groups * size != world_) {
+      throw RuntimeError(
+          fmt::format("{} groups of {} need {} MPI ranks, not {}", groups, size, groups * size,
+                      world_));
     }
-    for (int g = 0; g + 1 < options.num_groups; ++g) {
-      std::vector<TraceSlice> more =
-          SlicesFromTensor(transport_->Recv(rank_, g * options.group_size, options.timeout));
-      slices.insert(slices.end(), more.begin(), more.end());
-    }
-    result.trace = MakeRunTrace(options.num_groups, options.num_microbatches,
-                                GroupFunctions(mod, entry, options.num_groups), std::move(slices));
   }
 
   const int rank_;

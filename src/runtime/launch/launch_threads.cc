@@ -1,11 +1,10 @@
 // The thread launcher (launch.h): every worker of a run is a thread of this process, over
-// fresh in-process channels sized for the stages' sends (LinkCapacity). A worker that fails
-// aborts the run on the others; the run reports the root cause, not the aborts it caused.
+// fresh in-process channels of the capacity the caller asks for. A worker that fails aborts
+// the run on the others; the run reports the root cause, not the aborts it caused.
 #include <mutex>
 #include <optional>
 #include <thread>
 
-#include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/kernels/threading.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "src/runtime/dist/transport_fault.h"
@@ -39,23 +38,19 @@ class ThreadLauncher : public Launcher {
             requested.group_size > 0 ? requested.group_size : 1};
   }
 
-  RunResult Run(const ir::IRModule& mod, const std::string& entry,
-                const std::vector<std::vector<Value>>& microbatches, const WeightSource& weights,
-                const SessionOptions& options) override {
+  std::vector<TraceSlice> RunWorkers(const SessionOptions& options, size_t link_capacity,
+                                     int /*reporter*/, const WorkerBody& body) override {
     if (options.num_groups < 1 || options.group_size < 1) {
       throw RuntimeError("groups and group size must be at least 1");
     }
-    ResolveSchedule(options);  // a bad schedule fails here, before any worker starts
     const int num_workers = options.num_groups * options.group_size;
-    std::unique_ptr<Transport> transport =
-        MakeThreadTransport(num_workers, LinkCapacity(mod, entry, options));
+    std::unique_ptr<Transport> transport = MakeThreadTransport(num_workers, link_capacity);
     if (std::optional<Fault> fault = FaultFromEnvironment()) {
       transport = InjectFault(std::move(transport), *fault, /*wire_capable=*/false);
     }
     const int worker_threads = WorkerShare(options.threads_per_group, options.group_size);
     ScopedBlasThreads blas(options);
     TraceRecorder recorder;
-    std::vector<RunResult> results(num_workers);
     FirstError first_error;
     std::vector<std::thread> threads;
     threads.reserve(num_workers);
@@ -63,8 +58,7 @@ class ThreadLauncher : public Launcher {
       threads.emplace_back([&, w] {
         if (worker_threads > 0) SetThreadNumThreads(worker_threads);
         try {
-          results[w] = PipelineWorker(mod, entry, weights, options, *transport, w, &recorder)
-                           .Run(microbatches);
+          body(*transport, w, w % options.group_size == 0 ? &recorder : nullptr);
         } catch (const WorkerError& e) {
           first_error.Offer(e);
           transport->Abort(w, e.what());
@@ -78,17 +72,7 @@ class ThreadLauncher : public Launcher {
     }
     for (std::thread& t : threads) t.join();
     first_error.ThrowIfAny();
-    RunResult out;
-    const RunResult& last =
-        results[static_cast<size_t>(options.num_groups - 1) * options.group_size];
-    out.output = last.output;
-    out.outputs = last.outputs;
-    for (RunResult& r : results) {
-      out.workers.insert(out.workers.end(), r.workers.begin(), r.workers.end());
-    }
-    out.trace = MakeRunTrace(options.num_groups, options.num_microbatches,
-                             GroupFunctions(mod, entry, options.num_groups), recorder.Take());
-    return out;
+    return recorder.Take();
   }
 };
 

@@ -58,7 +58,6 @@ class PipelineWorker {
   // The builtins of the protocol (ir/protocol.h) as this worker runs them.
   Value SendToNextGroup(BuiltinCall& call);
   Value RecvFromPrevGroup(BuiltinCall& call);
-  Value DispatchByGroup(BuiltinCall& call);
   // One action of the schedule; `next` is the action after it (null at the end).
   void RunAction(const Action& action, const Action* next,
                  const std::vector<std::vector<Value>>& microbatches, RunResult& result);
@@ -91,6 +90,14 @@ class PipelineWorker {
   std::map<int, std::vector<Tensor>> outbox_;
   int lazy_recv_ = -1;
 };
+
+// mlc.multi_gpu.DispatchFunctionByGroup as group `group` runs it: calls the group's entry of
+// the dispatch table (args[0]: a tuple per group of (stage function, its arguments...)).
+Value DispatchToGroup(BuiltinCall& call, int group);
+
+// RuntimeError when `t`, received from worker `from` by the recv_from_prev_group `call`,
+// contradicts the type the call declares.
+void CheckReceived(const Tensor& t, const BuiltinCall& call, int from);
 
 // PipelineWorker(...).Run(microbatches): one run of a worker made for it.
 RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,

@@ -1,0 +1,46 @@
+// The weights a worker group holds: the packed_params fields its functions read, loaded once
+// and checked against how each function reads them, standing in for packed_params (an
+// R.Object whose fields are the tensors; a field the group did not load is an error naming
+// it). A pipeline worker loads its stage's weights; a serving worker the weights of every
+// function its group runs.
+#ifndef PIPESPLIT_RUNTIME_EXEC_WEIGHT_TABLE_H_
+#define PIPESPLIT_RUNTIME_EXEC_WEIGHT_TABLE_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/io/weights.h"
+#include "pipesplit/runtime/tensor/value.h"
+
+namespace pipesplit::runtime {
+
+class WeightTable : public FieldObject {
+ public:
+  explicit WeightTable(int group) : group_(group) {}
+  std::string TypeName() const override;
+  // RuntimeError when field `index` was not loaded.
+  Value GetField(int64_t index) const override;
+  bool Has(int64_t index) const { return tensors_.count(index) != 0; }
+
+  // Loads the fields `func` (named `name`) reads that are not loaded yet, each checked against
+  // the struct info of its read (RuntimeError on a mismatch), and adds them to `report`
+  // (weight_indices, weight_bytes).
+  void LoadReadsOf(const ir::FunctionNode& func, const std::string& name,
+                   const WeightSource& weights, WorkerReport& report);
+
+ private:
+  int group_;
+  std::map<int64_t, Tensor> tensors_;
+};
+
+// Whether `t` has the dtype and the known dims (-1: any) of `declared`, and how a declared
+// type reads in a message ("float32[4, ?]").
+bool MatchesDeclared(const Tensor& t, const ir::TensorSInfoNode& declared, const Shape& dims);
+std::string DescribeDeclared(const ir::TensorSInfoNode& declared, const Shape& dims);
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_EXEC_WEIGHT_TABLE_H_
