@@ -81,6 +81,7 @@ Runner AddOptCommand(CLI::App& app);
 Runner AddPassesCommand(CLI::App& app);
 Runner AddRunCommand(CLI::App& app);
 Runner AddVerifySplitCommand(CLI::App& app);
+Runner AddGenerateCommand(CLI::App& app);
 Runner AddExampleCommand(CLI::App& app);
 Runner AddBuildCommand(CLI::App& app);
 // `example random-inputs`, registered under the `example` command.

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   add(cli::AddPassesCommand);
   add(cli::AddRunCommand);
   add(cli::AddVerifySplitCommand);
+  add(cli::AddGenerateCommand);
   add(cli::AddExampleCommand);
 
   try {

@@ -1,0 +1,301 @@
+// pipesplit generate: token generation from a module in MLC's serving form on worker groups
+// (runtime/serve/generate.h), optionally proven against the unsplit module (--verify).
+//
+// Steps:
+//   1. Load the module; split it with the pipeline-parallel rewrite when it is not split yet
+//      and runs on more than one group; form the groups.
+//   2. Read the prompts (a JSON list of lists of token ids, or a safetensors file of int32
+//      tensors in file order) and the weights.
+//   3. Generate (with --verify: first unsplit on one group, then split, and compare token ids
+//      and logits bit for bit); print the statistics; write the tokens as JSON.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/runtime/io/safetensors.h"
+#include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/support/diagnostic.h"
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/cli/cli_common.h"
+
+namespace pipesplit::cli {
+namespace {
+
+struct GenerateArgs {
+  std::string module;
+  std::string params;
+  std::string prompts;
+  std::string output;
+  int max_new_tokens = 16;
+  int groups = 0;
+  std::string transport = "threads";
+  int batches_in_flight = 1;
+  int max_batch_size = 0;
+  double temperature = 0;
+  double top_p = 1;
+  uint64_t seed = 0;
+  int threads_per_group = 1;
+  double timeout = 60;
+  std::string trace;
+  std::string timeline;
+  bool verify = false;
+  bool quiet = false;
+  KernelOptions kernels;
+};
+
+// Step 2: the prompts of a JSON or safetensors file.
+std::vector<std::vector<int32_t>> LoadPrompts(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw runtime::RuntimeError("cannot open prompts " + path);
+  char first = 0;
+  in >> first;
+  if (first != '[') {
+    runtime::SafetensorsFile file = runtime::SafetensorsFile::Open(path);
+    std::vector<std::vector<int32_t>> prompts;
+    for (const std::string& name : file.names()) {
+      runtime::Tensor t = file.Get(name);
+      if (t.dtype() != DataType::Int(32) || t.ndim() > 2 || (t.ndim() == 2 && t.shape()[0] != 1)) {
+        throw runtime::RuntimeError(path + ": prompt '" + name + "' is " + t.ToString() +
+                                    ", not an int32 [n] or [1, n] tensor of token ids");
+      }
+      prompts.emplace_back(t.data<int32_t>(), t.data<int32_t>() + t.numel());
+    }
+    return prompts;
+  }
+  in.seekg(0);
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw runtime::RuntimeError(path + ": not valid JSON (" + e.what() + ")");
+  }
+  std::vector<std::vector<int32_t>> prompts;
+  for (size_t r = 0; r < json.size(); ++r) {
+    const nlohmann::json& p = json[r];
+    if (!p.is_array()) {
+      throw runtime::RuntimeError(path + ": prompt " + std::to_string(r) +
+                                  " is not a list of token ids");
+    }
+    std::vector<int32_t>& ids = prompts.emplace_back();
+    for (const nlohmann::json& id : p) {
+      if (!id.is_number_integer() || id.get<int64_t>() < 0 || id.get<int64_t>() > INT32_MAX) {
+        throw runtime::RuntimeError(path + ": prompt " + std::to_string(r) + " has " + id.dump() +
+                                    ", not a token id");
+      }
+      ids.push_back(id.get<int32_t>());
+    }
+  }
+  return prompts;
+}
+
+// Step 1: the module to run on the groups `launcher` forms, and their count.
+std::pair<ir::IRModule, int> ModuleForGroups(const ir::IRModule& mod, const GenerateArgs& args,
+                                             const runtime::Launcher& launcher) {
+  std::vector<std::string> stages =
+      runtime::AnalyzeEntry(mod, runtime::serve_fn::kBatchDecode).stages;
+  if (!stages.empty()) {
+    int groups = launcher.FormGroups({args.groups, 1}, static_cast<int>(stages.size())).num_groups;
+    return {mod, groups};
+  }
+  ir::IRModule split = transform::RewritePipelineStages(mod);
+  analysis::VerifyWellFormed(split);
+  const int split_stages = std::max<int>(
+      1, static_cast<int>(runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
+  const int groups = launcher.FormGroups({args.groups, 1}, split_stages).num_groups;
+  if (groups == 1) return {mod, 1};
+  if (groups != split_stages) {
+    throw runtime::RuntimeError(fmt::format(
+        "the module has {} pipeline stage{}: generate on 1 or {} groups, not {}", split_stages,
+        split_stages == 1 ? "" : "s", split_stages, groups));
+  }
+  return {split, groups};
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw runtime::RuntimeError("cannot write " + path);
+}
+
+// Step 3: what the run measured.
+void PrintStats(const runtime::GenerateResult& r, int groups) {
+  int64_t tokens = 0;
+  double ttft_sum = 0, ttft_max = 0;
+  for (const runtime::RequestOutput& o : r.requests) {
+    tokens += static_cast<int64_t>(o.tokens.size());
+    ttft_sum += o.first_token_seconds;
+    ttft_max = std::max(ttft_max, o.first_token_seconds);
+  }
+  std::printf("generated %lld tokens for %zu requests in %.3f s: %.1f tokens/s\n",
+              static_cast<long long>(tokens), r.requests.size(), r.seconds,
+              static_cast<double>(tokens) / std::max(r.seconds, 1e-9));
+  std::printf("time to first token: mean %.1f ms, max %.1f ms\n",
+              1e3 * ttft_sum / static_cast<double>(r.requests.size()), 1e3 * ttft_max);
+  std::printf("decode: %lld tokens in %lld steps, %.1f tokens/s; %lld prefill steps\n",
+              static_cast<long long>(r.decode_tokens), static_cast<long long>(r.decode_steps),
+              static_cast<double>(r.decode_tokens) / std::max(r.decode_seconds, 1e-9),
+              static_cast<long long>(r.prefill_steps));
+  runtime::RunSummary summary = runtime::Summarize(r.trace);
+  std::string bubbles;
+  for (int g = 0; g < groups && g < static_cast<int>(summary.utilization.size()); ++g) {
+    bubbles += fmt::format("{}group {} {:.1f}%", g ? ", " : "", g,
+                           100.0 * (1.0 - summary.utilization[g]));
+  }
+  std::printf("bubble fraction: %s\n", bubbles.c_str());
+}
+
+std::string ResultJson(const runtime::GenerateResult& r,
+                       const std::vector<std::vector<int32_t>>& prompts) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (size_t i = 0; i < r.requests.size(); ++i) {
+    requests.push_back({{"prompt_tokens", prompts[i].size()},
+                        {"tokens", r.requests[i].tokens},
+                        {"first_token_seconds", r.requests[i].first_token_seconds}});
+  }
+  nlohmann::json out = {{"requests", requests},
+                        {"seconds", r.seconds},
+                        {"decode_tokens", r.decode_tokens},
+                        {"decode_seconds", r.decode_seconds},
+                        {"prefill_steps", r.prefill_steps},
+                        {"decode_steps", r.decode_steps}};
+  return out.dump(1) + "\n";
+}
+
+int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
+  ir::IRModule loaded = LoadModule(args.module);
+  auto [mod, groups] = ModuleForGroups(loaded, args, launcher);  // step 1
+  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
+  runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
+
+  runtime::GenerateOptions options;
+  options.session.num_groups = groups;
+  options.session.group_size = 1;
+  options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+  options.session.kernels = LoadKernels(mod, args.kernels);
+  options.session.threads_per_group = args.threads_per_group;
+  options.session.blas_threads_per_group = args.threads_per_group;
+  options.batches_in_flight = args.batches_in_flight;
+  options.max_new_tokens = args.max_new_tokens;
+  options.max_batch_size = args.max_batch_size;
+  options.sampling = {args.temperature, args.top_p, args.seed};
+  options.keep_logits = args.verify;
+  const bool show_progress = !args.quiet && isatty(STDERR_FILENO);
+  if (show_progress) {
+    options.progress = [](int64_t tokens, double seconds) {
+      std::fprintf(stderr, "\r%lld tokens, %.1f tokens/s", static_cast<long long>(tokens),
+                   static_cast<double>(tokens) / std::max(seconds, 1e-9));
+    };
+  }
+
+  std::optional<runtime::GenerateResult> reference;
+  if (args.verify) {  // step 3: the unsplit reference, on this process
+    runtime::GenerateOptions single = options;
+    single.session.num_groups = 1;
+    single.session.kernels = LoadKernels(loaded, args.kernels);
+    single.progress = nullptr;
+    if (launcher.name() == "threads" || runtime::MpiRank() == 0) {
+      reference = runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts,
+                                    single);
+    }
+  }
+  runtime::GenerateResult result = runtime::Generate(launcher, mod, weights, prompts, options);
+  if (show_progress) std::fprintf(stderr, "\n");
+  if (!result.holds_outputs) return 0;
+  PrintStats(result, groups);
+  if (!args.trace.empty()) {
+    WriteText(args.trace, runtime::ChromeTraceJson(result.trace));
+    std::printf("wrote trace to %s\n", args.trace.c_str());
+  }
+  if (!args.timeline.empty()) {
+    WriteText(args.timeline, runtime::TimelineSvg(result.trace));
+    std::printf("wrote timeline to %s\n", args.timeline.c_str());
+  }
+  WriteText(args.output, ResultJson(result, prompts));
+  std::printf("wrote tokens to %s\n", args.output.c_str());
+  if (reference) {
+    std::string diff = runtime::CompareGenerations(*reference, result);
+    if (!diff.empty()) {
+      std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
+      return 1;
+    }
+    std::printf("verified: %zu requests on %d groups give the unsplit token ids and logits bit "
+                "for bit\n",
+                prompts.size(), groups);
+  }
+  return 0;
+}
+
+int GenerateCommand(const GenerateArgs& args) {
+  std::unique_ptr<runtime::Launcher> launcher =
+      args.transport == "mpi" ? runtime::MakeMpiLauncher() : runtime::MakeThreadLauncher();
+  int exit_code = 0;
+  try {
+    exit_code = GenerateOn(*launcher, args);
+  } catch (...) {
+    exit_code = ReportCurrentException();
+  }
+  std::fflush(stderr);
+  std::fflush(stdout);
+  if (std::optional<std::string> lost = launcher->Shutdown()) {
+    if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
+    exit_code = 1;
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+Runner AddGenerateCommand(CLI::App& app) {
+  auto args = std::make_shared<GenerateArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "generate", "generate tokens from a module in MLC's serving form on worker groups");
+  cmd->add_option("module", args->module, "TVMScript module (embed, batch_prefill, ...)")
+      ->required();
+  cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
+  cmd->add_option("--prompts", args->prompts,
+                  "token ids: a JSON list of lists, or safetensors of int32 tensors")
+      ->required();
+  cmd->add_option("-o,--output", args->output, "the generated tokens (JSON)")->required();
+  cmd->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate per prompt")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--transport", args->transport,
+                  "threads (in-process, default) or mpi (one worker per rank, under mpirun)")
+      ->check(CLI::IsMember({"threads", "mpi"}));
+  cmd->add_option("--batches-in-flight", args->batches_in_flight,
+                  "disjoint batches of requests kept in flight through the groups (default: 1, "
+                  "MLC's schedule)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-batch-size", args->max_batch_size,
+                  "requests running at once over all batches (default: all)")
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--temperature", args->temperature, "sampling temperature (default: 0, greedy)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--top-p", args->top_p, "nucleus sampling mass (default: 1)")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--seed", args->seed, "sampling seed");
+  cmd->add_option("--threads-per-group", args->threads_per_group,
+                  "kernel and OpenBLAS threads of each group (default: 1)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", args->timeout,
+                  "seconds a worker waits for a message before failing (default: 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trace", args->trace, "write the timeline in Chrome trace event format");
+  cmd->add_option("--timeline", args->timeline, "write the timeline as an SVG Gantt chart");
+  cmd->add_flag("--verify", args->verify,
+                "also generate unsplit on one group; require the same token ids and the same "
+                "logits bit for bit");
+  cmd->add_flag("-q,--quiet", args->quiet, "no progress line");
+  AddKernelOptions(cmd, &args->kernels);
+  return [args] { return GenerateCommand(*args); };
+}
+
+}  // namespace pipesplit::cli

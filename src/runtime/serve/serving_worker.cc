@@ -1,0 +1,218 @@
+// One worker of a generation session (serving_worker.h).
+//
+// Preconditions: options.group_size is 1; the module has embed, batch_prefill, batch_decode
+// and a cache creator in MLC's form. Steps:
+//   1. Check the functions and their stages against the groups; find the hidden size.
+//   2. Load the weights of the group's stages (and embed's on group 0).
+//   3. Register the builtins: the KV cache's for this group, sends straight onto the link to
+//      the next group, receives straight from the previous one, the dispatcher.
+//   4. Create the cache by calling the module's creator on this worker.
+// Execute: sequence changes, begin_forward, the stage, end_forward; the last group hands the
+// logits to worker 0.
+#include "src/runtime/serve/serving_worker.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/exec/pipeline_worker.h"
+#include "pipesplit/runtime/exec/weight_table.h"
+#include "pipesplit/runtime/serve/generate.h"
+
+namespace pipesplit::runtime::serve {
+namespace {
+
+constexpr int64_t kPageSize = 16;
+
+// The tensor type of `func`'s param `index` (null when it is not a tensor).
+const ir::TensorSInfoNode* TensorParam(const ir::FunctionNode& func, size_t index) {
+  if (func.params().size() <= index) return nullptr;
+  return ir::As<ir::TensorSInfoNode>(func.params()[index]->struct_info());
+}
+
+}  // namespace
+
+ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weights,
+                             const SessionOptions& options, Transport& transport, int worker,
+                             TraceRecorder* recorder, const CacheShape& cache)
+    : mod_(mod),
+      options_(options),
+      transport_(transport),
+      worker_(worker),
+      group_(worker),
+      last_(worker == options.num_groups - 1),
+      recorder_(recorder) {
+  report_.worker = worker_;
+  report_.group = group_;
+  if (options_.group_size != 1) {
+    throw RuntimeError("generation runs one worker per group, not " +
+                       std::to_string(options_.group_size));
+  }
+  // Step 1.
+  const std::pair<const char*, size_t> model_functions[] = {{serve_fn::kBatchPrefill, 3},
+                                                            {serve_fn::kBatchDecode, 2}};
+  for (const auto& [name, inputs] : model_functions) {
+    EntryLayout layout = AnalyzeEntry(mod_, name);
+    const int stages = layout.stages.empty() ? 1 : static_cast<int>(layout.stages.size());
+    if (stages != options_.num_groups) {
+      throw RuntimeError("'" + std::string(name) + "' has " + std::to_string(stages) +
+                         " pipeline stage" + (stages == 1 ? "" : "s") + " but the session has " +
+                         std::to_string(options_.num_groups) + " groups");
+    }
+    if (layout.num_inputs != inputs || !layout.has_packed_params) {
+      throw RuntimeError("'" + std::string(name) + "' must take " + std::to_string(inputs) +
+                         " inputs and packed_params, as MLC's Llama exports it");
+    }
+  }
+  EntryLayout embed = AnalyzeEntry(mod_, serve_fn::kEmbed);
+  if (embed.num_inputs != 1) throw RuntimeError("'embed' must take one input, the token ids");
+  const ir::TensorSInfoNode* input = TensorParam(*AnalyzeEntry(mod_, serve_fn::kBatchPrefill).func, 0);
+  std::optional<int64_t> hidden;
+  if (input != nullptr && input->shape() && input->shape()->size() == 3) {
+    hidden = ir::AsConstInt((*input->shape())[2]);
+  }
+  if (!hidden) {
+    throw RuntimeError("batch_prefill's input_embeds must be a tensor (1, seq_len, hidden) with a "
+                       "static hidden size");
+  }
+  hidden_ = *hidden;
+  hidden_dtype_ = input->dtype();
+
+  // Step 2.
+  weights_ = std::make_shared<WeightTable>(group_);
+  for (const char* name : {serve_fn::kBatchPrefill, serve_fn::kBatchDecode}) {
+    const std::string stage = StageNames(name)[group_];
+    ir::Function f = mod_.LookupFunction(stage);
+    if (!f) throw RuntimeError("stage function '" + stage + "' is missing");
+    weights_->LoadReadsOf(*f, stage, weights, report_);
+    report_.function += (report_.function.empty() ? "" : ", ") + stage;
+  }
+  if (group_ == 0) weights_->LoadReadsOf(*embed.func, serve_fn::kEmbed, weights, report_);
+
+  // Step 3.
+  RegisterCoreBuiltins(&builtins_);
+  RegisterPagedKvCacheBuiltins(&builtins_, {group_, options_.num_groups});
+  builtins_.Register(ir::protocol::kSendToNextGroup,
+                     [this](BuiltinCall& call) { return SendToNextGroup(call); });
+  builtins_.Register(ir::protocol::kRecvFromPrevGroup,
+                     [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
+  builtins_.Register(ir::protocol::kDispatchFunctionByGroup,
+                     [this](BuiltinCall& call) { return DispatchToGroup(call, group_); });
+  interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
+  interpreter_->set_metadata(options_.metadata);
+
+  // Step 4.
+  const char* creator = mod_.LookupFunction(serve_fn::kCreateTirPagedKvCache)
+                            ? serve_fn::kCreateTirPagedKvCache
+                            : serve_fn::kCreatePagedKvCache;
+  if (!mod_.LookupFunction(creator)) {
+    throw RuntimeError("the module has neither 'create_tir_paged_kv_cache' nor "
+                       "'create_paged_kv_cache'");
+  }
+  std::vector<Value> shape_args;
+  for (int64_t v : {cache.max_batch_size, cache.max_total_seq_len, cache.prefill_chunk_size,
+                    kPageSize, int64_t{0}}) {
+    shape_args.push_back(Value::MakeShape({v}));
+  }
+  cache_value_ = interpreter_->Invoke(creator, std::move(shape_args));
+  cache_ = dynamic_cast<const PagedKvCache*>(cache_value_.as_object());
+  if (cache_ == nullptr) throw RuntimeError(std::string("'") + creator + "' did not return a paged KV cache");
+}
+
+ServingWorker::~ServingWorker() = default;
+
+std::vector<std::string> ServingWorker::StageNames(const std::string& function) const {
+  std::vector<std::string> stages = AnalyzeEntry(mod_, function).stages;
+  if (stages.empty()) stages.assign(static_cast<size_t>(options_.num_groups), function);
+  return stages;
+}
+
+Command ServingWorker::Receive() {
+  return DecodeCommand(transport_.Recv(worker_, 0, options_.timeout));
+}
+
+Value ServingWorker::SendToNextGroup(BuiltinCall& call) {
+  if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
+  if (last_) throw RuntimeError("send_to_next_group called on the last group");
+  auto begin = std::chrono::steady_clock::now();
+  transport_.Send(worker_, worker_ + 1, call.args[0].ExpectTensor("the value sent"));
+  Record(TraceSlice::Kind::kSend, batch_, begin);
+  return Value();
+}
+
+Value ServingWorker::RecvFromPrevGroup(BuiltinCall& call) {
+  if (group_ == 0) throw RuntimeError("recv_from_prev_group called on the first group");
+  auto begin = std::chrono::steady_clock::now();
+  Tensor t = transport_.Recv(worker_, worker_ - 1, options_.timeout);
+  Record(TraceSlice::Kind::kRecv, batch_, begin);
+  CheckReceived(t, call, worker_ - 1);
+  return t;
+}
+
+// The step's input embeddings: group 0 embeds the tokens, the other groups' stages do not
+// read them (they receive their hidden states) and get zeros of the same shape.
+Tensor ServingWorker::Embeddings(const Command& command) {
+  const int64_t n = static_cast<int64_t>(command.tokens.size());
+  Shape shape = command.kind == StepKind::kPrefill ? Shape{1, n, hidden_} : Shape{n, 1, hidden_};
+  if (group_ != 0) {
+    TensorBuilder zeros(hidden_dtype_, shape);
+    std::fill_n(static_cast<char*>(zeros.raw_data()), zeros.nbytes(), 0);
+    return std::move(zeros).Publish();
+  }
+  Tensor ids = MakeIntTensor(DataType::Int(32), {n}, command.tokens);
+  Value embedded = interpreter_->Invoke(serve_fn::kEmbed, {ids, Value::MakeObject(weights_)});
+  const Tensor& e = embedded.ExpectTensor("embed's result");
+  if (e.numel() != n * hidden_) {
+    throw RuntimeError("embed returned " + e.ToString() + " for " + std::to_string(n) +
+                       " tokens of hidden size " + std::to_string(hidden_));
+  }
+  return e.WithShape(shape);
+}
+
+Tensor ServingWorker::Execute(const Command& command) {
+  auto begin = std::chrono::steady_clock::now();
+  batch_ = command.batch;
+  for (int64_t id : command.remove) cache_->RemoveSequence(id);
+  for (int64_t id : command.add) cache_->AddSequence(id);
+  cache_->BeginForward(command.seq_ids, command.lengths);
+  std::vector<Value> args = {Embeddings(command)};
+  const bool prefill = command.kind == StepKind::kPrefill;
+  if (prefill) {
+    std::vector<int64_t> positions;
+    int64_t end = 0;
+    for (int64_t length : command.lengths) positions.push_back((end += length) - 1);
+    args.push_back(MakeIntTensor(DataType::Int(32), {static_cast<int64_t>(positions.size())},
+                                 positions));
+  }
+  args.push_back(cache_value_);
+  args.push_back(Value::MakeObject(weights_));
+  Value out = interpreter_->Invoke(prefill ? serve_fn::kBatchPrefill : serve_fn::kBatchDecode,
+                                   std::move(args));
+  cache_->EndForward();
+  Record(TraceSlice::Kind::kCompute, batch_, begin);
+  if (!last_) return Tensor();
+  const Value::Tuple* fields = out.as_tuple();
+  if (fields == nullptr || fields->empty()) {
+    throw RuntimeError("the step's function returned no (logits, kv cache) tuple");
+  }
+  const Tensor& logits = (*fields)[0].ExpectTensor("the logits");
+  const int64_t rows = static_cast<int64_t>(command.seq_ids.size());
+  if (logits.dtype() != DataType::Float(32) || logits.ndim() != 3 || logits.numel() % rows != 0 ||
+      logits.shape()[prefill ? 1 : 0] != rows) {
+    throw RuntimeError("the logits of " + std::to_string(rows) + " sequences are " +
+                       logits.ToString() + ", not float32 " +
+                       (prefill ? "[1, rows, vocab]" : "[rows, 1, vocab]"));
+  }
+  Tensor flat = logits.WithShape({rows, logits.numel() / rows});
+  if (worker_ != 0) transport_.Send(worker_, 0, flat);
+  return flat;
+}
+
+void ServingWorker::Record(TraceSlice::Kind kind, int64_t batch,
+                           std::chrono::steady_clock::time_point begin) {
+  if (recorder_ != nullptr) {
+    recorder_->Add(kind, group_, static_cast<int>(batch), begin, std::chrono::steady_clock::now());
+  }
+}
+
+}  // namespace pipesplit::runtime::serve

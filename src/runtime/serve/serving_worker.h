@@ -1,0 +1,85 @@
+// One worker of a generation session (serve/generate.h): its group's weights, its paged KV
+// cache and the commands it executes. Group g of G (one worker per group) runs stage g of
+// batch_prefill and batch_decode (the function itself when G is 1); group 0 also embeds.
+#ifndef PIPESPLIT_SRC_RUNTIME_SERVE_SERVING_WORKER_H_
+#define PIPESPLIT_SRC_RUNTIME_SERVE_SERVING_WORKER_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/dist/transport.h"
+#include "pipesplit/runtime/exec/builtins.h"
+#include "pipesplit/runtime/exec/interpreter.h"
+#include "pipesplit/runtime/exec/paged_kv_cache.h"
+#include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/exec/trace.h"
+#include "pipesplit/runtime/io/weights.h"
+#include "src/runtime/serve/command.h"
+
+namespace pipesplit::runtime {
+class WeightTable;
+}
+
+namespace pipesplit::runtime::serve {
+
+// The arguments of create_paged_kv_cache (page size 16, no sliding window).
+struct CacheShape {
+  int64_t max_batch_size = 1;
+  int64_t max_total_seq_len = 1;
+  int64_t prefill_chunk_size = 1;
+};
+
+class ServingWorker {
+ public:
+  // Checks the module (its functions, their stages against options.num_groups, group_size
+  // 1), loads the group's weights, registers the builtins and creates the cache: RuntimeError
+  // when any of it fails. `mod`, `transport` and `recorder` (may be null) outlive the worker.
+  ServingWorker(const ir::IRModule& mod, const WeightSource& weights,
+                const SessionOptions& options, Transport& transport, int worker,
+                TraceRecorder* recorder, const CacheShape& cache);
+  ~ServingWorker();
+  ServingWorker(const ServingWorker&) = delete;
+  ServingWorker& operator=(const ServingWorker&) = delete;
+
+  // The next command from worker 0 (RuntimeError after the session's timeout).
+  Command Receive();
+  // Runs a step command: removals, additions, then begin_forward, the group's stage of the
+  // step's function and end_forward on the cache. On the last group, the step's logits as
+  // float32 [rows, vocab] (sent to worker 0 as well when this is not worker 0); elsewhere an
+  // undefined tensor.
+  Tensor Execute(const Command& command);
+
+  const WorkerReport& report() const { return report_; }
+  int group() const { return group_; }
+  // The stage function of each group for `function` (the function itself when unsplit).
+  std::vector<std::string> StageNames(const std::string& function) const;
+
+ private:
+  Value SendToNextGroup(BuiltinCall& call);
+  Value RecvFromPrevGroup(BuiltinCall& call);
+  Tensor Embeddings(const Command& command);
+  void Record(TraceSlice::Kind kind, int64_t batch, std::chrono::steady_clock::time_point begin);
+
+  const ir::IRModule& mod_;
+  const SessionOptions options_;
+  Transport& transport_;
+  const int worker_;
+  const int group_;
+  const bool last_;
+  TraceRecorder* const recorder_;
+  WorkerReport report_;
+  std::shared_ptr<WeightTable> weights_;
+  BuiltinRegistry builtins_;
+  std::unique_ptr<Interpreter> interpreter_;
+  Value cache_value_;                   // the cache as the module's functions take it
+  const PagedKvCache* cache_ = nullptr;  // owned by cache_value_
+  int64_t hidden_ = 0;  // the hidden size of the input embeddings
+  DataType hidden_dtype_;
+  int64_t batch_ = 0;   // the batch of the step being executed (for the trace)
+};
+
+}  // namespace pipesplit::runtime::serve
+
+#endif  // PIPESPLIT_SRC_RUNTIME_SERVE_SERVING_WORKER_H_
