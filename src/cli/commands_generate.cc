@@ -45,7 +45,6 @@ struct GenerateArgs {
   std::string trace;
   std::string timeline;
   bool verify = false;
-  bool quiet = false;
   KernelOptions kernels;
 };
 
@@ -186,7 +185,7 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   options.max_batch_size = args.max_batch_size;
   options.sampling = {args.temperature, args.top_p, args.seed};
   options.keep_logits = args.verify;
-  const bool show_progress = !args.quiet && isatty(STDERR_FILENO);
+  const bool show_progress = !args.kernels.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
     options.progress = [](int64_t tokens, double seconds) {
       std::fprintf(stderr, "\r%lld tokens, %.1f tokens/s", static_cast<long long>(tokens),
@@ -293,7 +292,6 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_flag("--verify", args->verify,
                 "also generate unsplit on one group; require the same token ids and the same "
                 "logits bit for bit");
-  cmd->add_flag("-q,--quiet", args->quiet, "no progress line");
   AddKernelOptions(cmd, &args->kernels);
   return [args] { return GenerateCommand(*args); };
 }

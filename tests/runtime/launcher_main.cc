@@ -85,6 +85,28 @@ void CheckGroups(const runtime::Launcher& launcher, bool mpi) {
     Check(std::string(e.what()) == "2 MPI ranks cannot form 3 equal groups",
           std::string("message: ") + e.what());
   }
+  try {
+    launcher.FormGroups({2, 2}, 2);
+    Check(false, "2 groups of 2 do not fit 2 ranks");
+  } catch (const runtime::RuntimeError& e) {
+    Check(std::string(e.what()) == "2 groups of 2 need 4 MPI ranks, not 2",
+          std::string("message: ") + e.what());
+  }
+}
+
+// After Shutdown, a run is an error, not a hang or a crash.
+void CheckRunAfterShutdown(runtime::Launcher& launcher, const ir::IRModule& split) {
+  if (launcher.name() != "mpi") return;
+  runtime::InMemoryWeights weights = Weights();
+  runtime::SessionOptions options;
+  options.num_groups = 2;
+  try {
+    launcher.Run(split, "main", Microbatches(1, 0), weights, options);
+    Check(false, "a run after shutdown fails");
+  } catch (const runtime::RuntimeError& e) {
+    Check(std::string(e.what()) == "the MPI launcher was shut down",
+          std::string("message: ") + e.what());
+  }
 }
 
 // One run of 3 micro-batches: outputs equal their unsplit runs, the trace covers both groups.
@@ -158,6 +180,7 @@ int main(int argc, char** argv) {
   if (std::optional<std::string> lost = launcher->Shutdown()) {
     Check(false, "shutdown: " + *lost);
   }
+  CheckRunAfterShutdown(*launcher, split);
   if (failures == 0) std::printf("%s launcher: all checks passed\n", kind.c_str());
   return failures == 0 ? 0 : 1;
 }

@@ -153,7 +153,9 @@ void PipelineWorker::Record(TraceSlice::Kind kind, int microbatch,
 RunResult PipelineWorker::Run(const std::vector<std::vector<Value>>& microbatches) {
   auto start = std::chrono::steady_clock::now();
   RunResult result;
-  result.outputs.resize(static_cast<size_t>(options_.num_microbatches));
+  // Only the first worker of the last group keeps the outputs.
+  result.holds_outputs = worker_ == (options_.num_groups - 1) * options_.group_size;
+  result.outputs.resize(result.holds_outputs ? static_cast<size_t>(options_.num_microbatches) : 0);
   current_ = -1;
   inbox_.clear();
   outbox_.clear();
@@ -178,12 +180,7 @@ RunResult PipelineWorker::Run(const std::vector<std::vector<Value>>& microbatche
   } catch (...) {
     ThrowAsWorkerError();
   }
-  if (worker_ == (options_.num_groups - 1) * options_.group_size) {
-    result.output = result.outputs[0];
-  } else {
-    result.outputs.clear();
-    result.holds_outputs = false;
-  }
+  if (result.holds_outputs) result.output = result.outputs[0];
   WorkerReport& report = result.workers.emplace_back(report_);
   report.seconds = SecondsSince(start) + std::exchange(setup_seconds_, 0.0);
   return result;
@@ -210,7 +207,8 @@ void PipelineWorker::RunAction(const Action& action, const Action* next,
     case ActionKind::kCompute: {
       std::vector<Value> args = microbatches[k];
       if (layout_.has_packed_params) args.push_back(Value::MakeObject(weights_));
-      result.outputs[k] = interpreter_->Invoke(entry_, std::move(args));
+      Value out = interpreter_->Invoke(entry_, std::move(args));
+      if (result.holds_outputs) result.outputs[k] = std::move(out);
       inbox_.erase(k);
       lazy_recv_ = -1;
       Record(TraceSlice::Kind::kCompute, k, begin);
