@@ -1,5 +1,6 @@
 // pipesplit example llama / llama-lowered: generate example programs (the lowered one is the
-// high-level one after the legalize-ops pass).
+// high-level one after the legalize-ops pass); --serving: the model in MLC's serving form
+// (llama_serving.h) with prompts.json instead of inputs.safetensors.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "pipesplit/transform/pass.h"
 #include "src/cli/cli_common.h"
 #include "src/cli/models/llama_example.h"
+#include "src/cli/models/llama_serving.h"
 
 namespace pipesplit::cli {
 namespace {
@@ -24,6 +26,9 @@ struct ExampleOptions {
   bool module_only = false;
   std::optional<ir::TirSyntax> tir_syntax;  // llama-lowered: the kernels' block spelling
   int microbatches = 0;  // also write microbatches.safetensors with this many requests
+  bool serving = false;  // MLC's serving form (llama_serving.h)
+  models::ServingRequests requests;
+  CLI::App* app = nullptr;  // to tell which options were given
 };
 
 void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
@@ -40,26 +45,80 @@ void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
                   "also write microbatches.safetensors: M requests as <input>.<k> (request k from "
                   "seed + k), for run --microbatches")
       ->check(CLI::Range(1, 4096));
+  cmd->add_flag("--serving", o->serving,
+                "MLC's serving form: embed, prefill, decode, batch_prefill, batch_decode over a "
+                "paged KV cache and create_paged_kv_cache; writes prompts.json, not inputs");
+  cmd->add_option("--kv-heads", o->config.kv_heads,
+                  "--serving: key/value heads (default heads / 2 when heads is even, else heads)");
+  cmd->add_option("--requests", o->requests.requests, "--serving: prompts in prompts.json");
+  cmd->add_option("--prompt-len", o->requests.prompt_len, "--serving: tokens of each prompt");
+  o->app = cmd;
+}
+
+// Parses the generated module (canonical TVMScript, as TVM would print it), legalized when
+// `lowered`.
+ir::IRModule ParseGenerated(const std::string& text, bool lowered) {
+  ir::IRModule mod = script::ParseModule(text, "<generated llama>");
+  if (lowered) {
+    transform::PassContext ctx;
+    mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
+  }
+  return mod;
+}
+
+std::filesystem::path MakeOutputDir(const std::string& path) {
+  std::filesystem::path dir(path);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) ThrowError({}, "cannot create '" + dir.string() + "': " + ec.message());
+  return dir;
+}
+
+// --serving: model.py, params.safetensors (with the serving config) and prompts.json.
+int WriteServing(const ExampleOptions& o, bool lowered) {
+  for (const char* other : {"--seq", "--microbatches"}) {
+    if (o.app->count(other) > 0) {
+      ThrowError({}, std::string(other) + " does not apply to --serving");
+    }
+  }
+  models::LlamaServingExample example;
+  try {
+    example = models::GenerateLlamaServing(o.config, o.requests);
+  } catch (const std::invalid_argument& e) {
+    ThrowError({}, e.what());
+  }
+  ir::IRModule mod = ParseGenerated(example.module_text, lowered);
+  std::filesystem::path dir = MakeOutputDir(o.dir);
+  script::PrintOptions print;
+  print.tir_syntax = o.tir_syntax;
+  WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));
+  if (!o.module_only) {
+    runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
+                              example.weight_metadata);
+    WriteOutput((dir / "prompts.json").string(), example.prompts_json);
+  }
+  std::printf("wrote %s/model.py (serving, %d layers, %d stages, %d kv heads)%s\n",
+              dir.string().c_str(), o.config.layers, o.config.stages, example.kv_heads,
+              o.module_only ? "" : ", params.safetensors, prompts.json");
+  return 0;
 }
 
 // Writes model.py (legalized when `lowered`) and, unless module_only, the weights and inputs.
 int WriteLlama(const ExampleOptions& o, bool lowered) {
+  if (o.serving) return WriteServing(o, lowered);
+  for (const char* serving_only : {"--kv-heads", "--requests", "--prompt-len"}) {
+    if (o.app->count(serving_only) > 0) {
+      ThrowError({}, std::string(serving_only) + " needs --serving");
+    }
+  }
   models::LlamaExample example;
   try {
     example = models::GenerateLlamaExample(o.config);
   } catch (const std::invalid_argument& e) {
     ThrowError({}, e.what());
   }
-  // Canonical TVMScript, as TVM would print it.
-  ir::IRModule mod = script::ParseModule(example.module_text, "<generated llama>");
-  if (lowered) {
-    transform::PassContext ctx;
-    mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
-  }
-  std::filesystem::path dir(o.dir);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) ThrowError({}, "cannot create '" + dir.string() + "': " + ec.message());
+  ir::IRModule mod = ParseGenerated(example.module_text, lowered);
+  std::filesystem::path dir = MakeOutputDir(o.dir);
   script::PrintOptions print;
   print.tir_syntax = o.tir_syntax;
   WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));

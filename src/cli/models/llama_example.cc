@@ -10,25 +10,12 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
+#include "src/cli/models/splitmix.h"
 
 namespace pipesplit::models {
 namespace {
 
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed ^ 0x9e3779b97f4a7c15ULL) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [-1, 1).
-  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-52 - 1.0; }
-
- private:
-  uint64_t state_;
-};
+using Rng = SplitMix;
 
 std::string F32(const std::string& shape) {
   return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);

@@ -17,6 +17,7 @@ struct LlamaConfig {
   int layers = 4;
   int hidden = 64;
   int heads = 4;
+  int kv_heads = 0;  // serving only (GQA); 0: heads / 2 when heads is even, else heads
   int ffn = 128;
   int vocab = 256;
   int seq = 16;
