@@ -2,7 +2,9 @@
 # The main job on the bundled example: generate a tiny Llama, split it into 2 pipeline
 # stages, run the split program on 2 worker groups, and verify it against the unsplit run;
 # then pipeline 8 micro-batches through 2 groups and draw the run (build/demo/*.svg; set
-# TIMELINE=FILE to write the SVG elsewhere, e.g. docs/pipeline_timeline.svg for the README).
+# TIMELINE=FILE to write the SVG elsewhere, e.g. docs/pipeline_timeline.svg for the README);
+# finally generate tokens from the model in MLC's serving form on 2 groups with 2 batches in
+# flight, verified against the unsplit model, and draw it (GENERATE_TIMELINE=FILE).
 set -euo pipefail
 PIPESPLIT=${1:-build/pipesplit}
 DIR=${DEMO_DIR:-build/demo}
@@ -40,3 +42,13 @@ echo "== 5. pipeline 8 micro-batches through 2 groups (one core each); trace and
 echo "open $DIR/pipeline_trace.json in https://ui.perfetto.dev or chrome://tracing"
 "$PIPESPLIT" verify-split "$DIR/mb/model.py" --params "$DIR/mb/params.safetensors" \
     --inputs "$DIR/mb/microbatches.safetensors" --microbatches 8 --threads-per-group 1
+
+echo
+echo "== 6. generate tokens from the model in MLC's serving form on 2 groups, 2 batches in flight =="
+"$PIPESPLIT" example llama --serving --layers 8 --hidden 256 --heads 8 --kv-heads 4 --ffn 688 \
+    --vocab 512 --stages 2 --requests 8 --prompt-len 16 -o "$DIR/serving" >/dev/null
+"$PIPESPLIT" generate "$DIR/serving/model.py" --params "$DIR/serving/params.safetensors" \
+    --prompts "$DIR/serving/prompts.json" --max-new-tokens 32 --groups 2 --batches-in-flight 2 \
+    --verify --timeline "${GENERATE_TIMELINE:-$DIR/generate_timeline.svg}" \
+    -o "$DIR/serving/tokens.json"
+echo "timeline of the generation: ${GENERATE_TIMELINE:-$DIR/generate_timeline.svg}"

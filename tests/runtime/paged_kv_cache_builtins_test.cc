@@ -90,9 +90,13 @@ TEST(PagedKvCacheCreate, AGroupHoldsItsSliceOfTheLayerPartition) {
     EXPECT_EQ(c.layer_begin, want[g][0]);
     EXPECT_EQ(c.layer_end, want[g][1]);
   }
-  EXPECT_THAT(ErrorOf([&] { PagedKvCacheConfigFromArgs(CreateArgs(partition, kinds), {}); }),
-              HasSubstr("the layer partition [0, 2, 3, 5] must have 2 entries, one more than the 1 "
+  EXPECT_THAT(ErrorOf([&] { PagedKvCacheConfigFromArgs(CreateArgs(partition, kinds), {1, 2}); }),
+              HasSubstr("the layer partition [0, 2, 3, 5] must have 3 entries, one more than the 2 "
                         "worker groups"));
+  // One group (the module run unsplit) holds every layer.
+  PagedKvCacheConfig whole = PagedKvCacheConfigFromArgs(CreateArgs(partition, kinds), {});
+  EXPECT_EQ(whole.layer_begin, 0);
+  EXPECT_EQ(whole.layer_end, 5);
   EXPECT_THAT(ErrorOf([&] {
                 PagedKvCacheConfigFromArgs(CreateArgs({0, 3, 2}, kinds), {0, 2});
               }),

@@ -91,7 +91,11 @@ PagedKvCacheConfig PagedKvCacheConfigFromArgs(const std::vector<Value>& args,
                std::to_string(group.num_groups) + " does not exist");
   }
   const Shape& partition = ExpectShape(args[1], op, Arg(1, "the layer partition"));
-  if (static_cast<int64_t>(partition.size()) != group.num_groups + 1) {
+  // One group runs the module unsplit and holds every layer of the partition (TVM rejects a
+  // staged module's cache outside a disco session of as many groups; the unsplit reference run
+  // of a split one needs it).
+  const bool whole = group.num_groups == 1 && partition.size() > 2;
+  if (!whole && static_cast<int64_t>(partition.size()) != group.num_groups + 1) {
     throw fail("the layer partition " + ShapeToString(partition) + " must have " +
                std::to_string(group.num_groups + 1) + " entries, one more than the " +
                std::to_string(group.num_groups) + " worker groups");
@@ -126,8 +130,8 @@ PagedKvCacheConfig PagedKvCacheConfigFromArgs(const std::vector<Value>& args,
     throw fail("the layer partition " + ShapeToString(partition) + " goes past the " +
                std::to_string(config.num_layers) + " layers of the attention kinds");
   }
-  config.layer_begin = partition[group.group_id];
-  config.layer_end = partition[group.group_id + 1];
+  config.layer_begin = whole ? partition.front() : partition[group.group_id];
+  config.layer_end = whole ? partition.back() : partition[group.group_id + 1];
   if (ExpectInt(args[7], op, Arg(7, "enable_disaggregation")) != 0) {
     throw fail("kv transfer (disaggregation) is not supported");
   }

@@ -78,7 +78,8 @@ struct PagedKvCacheConfig {
 };
 
 // The worker group a cache is created for: its layers are the group's slice of the
-// layer_partition argument, which must have num_groups + 1 entries.
+// layer_partition argument, which must have num_groups + 1 entries (one group: any partition,
+// the group holds all of its layers, as an unsplit run of a staged module needs).
 struct PagedKvCacheGroup {
   int group_id = 0;
   int num_groups = 1;

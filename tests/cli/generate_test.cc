@@ -1,0 +1,221 @@
+// End to end: `pipesplit generate` on the serving example. Split on 2 and 3 thread groups and
+// on 2 MPI ranks, with 1 and 3 batches in flight, it gives the unsplit token ids and logits
+// bit for bit (--verify); greedy tokens equal the NumPy reference; sampling is reproducible
+// from its seed; the statistics, the trace and the timeline are written; user mistakes are
+// one-line errors with exit code 1.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace pipesplit::testing_cli {
+namespace {
+
+using testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr int kNewTokens = 6;
+
+std::string Mpirun(int ranks) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 "
+         "mpirun --allow-run-as-root --oversubscribe -np " +
+         std::to_string(ranks) + " ";
+}
+
+// The serving example in `stages` stages, made once per test (ctest runs tests side by side,
+// each in its own folder).
+fs::path Example(int stages) {
+  static std::map<std::string, fs::path> made;
+  const std::string name =
+      std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+      std::to_string(stages);
+  auto it = made.find(name);
+  if (it != made.end()) return it->second;
+  fs::path dir = ScratchDir("generate_" + name);
+  Result r = Pipesplit("example llama --serving --layers 6 --hidden 32 --heads 4 --kv-heads 2 "
+                       "--ffn 64 --vocab 64 --requests 5 --prompt-len 7 --stages " +
+                       std::to_string(stages) + " -o " + dir.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return made[name] = dir;
+}
+
+std::string GenerateArgs(const fs::path& dir, const fs::path& out) {
+  return "generate " + (dir / "model.py").string() + " --params " +
+         (dir / "params.safetensors").string() + " --prompts " + (dir / "prompts.json").string() +
+         " --max-new-tokens " + std::to_string(kNewTokens) + " -o " + out.string();
+}
+
+std::vector<std::vector<int>> Tokens(const fs::path& out) {
+  nlohmann::json json = nlohmann::json::parse(ReadText(out));
+  std::vector<std::vector<int>> tokens;
+  for (const nlohmann::json& r : json["requests"]) tokens.push_back(r["tokens"]);
+  return tokens;
+}
+
+TEST(Generate, SplitOnThreadGroupsEqualsUnsplitBitForBit) {
+  std::vector<std::vector<int>> first;
+  for (int stages : {2, 3}) {
+    for (int in_flight : {1, 3}) {
+      fs::path dir = Example(stages);
+      fs::path out = dir / ("tokens_" + std::to_string(in_flight) + ".json");
+      Result r = Pipesplit(GenerateArgs(dir, out) + " --verify --batches-in-flight " +
+                           std::to_string(in_flight));
+      ASSERT_EQ(r.exit_code, 0) << r.output;
+      EXPECT_THAT(r.output, HasSubstr("verified: 5 requests on " + std::to_string(stages) +
+                                      " groups give the unsplit token ids and logits bit for bit"));
+      std::vector<std::vector<int>> tokens = Tokens(out);
+      ASSERT_EQ(tokens.size(), 5u);
+      for (const auto& t : tokens) EXPECT_EQ(t.size(), static_cast<size_t>(kNewTokens));
+      // The same greedy tokens however the requests were batched and split.
+      if (first.empty()) first = tokens;
+      EXPECT_EQ(tokens, first) << stages << " stages, " << in_flight << " in flight";
+    }
+  }
+}
+
+TEST(Generate, SplitOnTwoMpiRanksEqualsUnsplitBitForBit) {
+  fs::path dir = Example(2);
+  for (int in_flight : {1, 3}) {
+    fs::path out = dir / ("mpi_tokens_" + std::to_string(in_flight) + ".json");
+    Result r = Shell(Mpirun(2) + Binary() + " " + GenerateArgs(dir, out) +
+                     " --transport mpi --verify --batches-in-flight " + std::to_string(in_flight));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("verified: 5 requests on 2 groups"));
+    EXPECT_EQ(Tokens(out).size(), 5u);
+  }
+}
+
+TEST(Generate, GreedyTokensEqualTheNumpyReference) {
+  fs::path dir = Example(2);
+  fs::path reference = dir / "reference.json";
+  // Debian's python3 (make deps installs its numpy), else the first one on the PATH.
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  Result ref = Shell(python + " " + std::string(PIPESPLIT_SOURCE_DIR) +
+                     "/tests/serving/greedy_reference.py --dir " + dir.string() +
+                     " --max-new-tokens " + std::to_string(kNewTokens) + " -o " +
+                     reference.string());
+  if (ref.exit_code == 77) GTEST_SKIP() << "numpy is missing";
+  ASSERT_EQ(ref.exit_code, 0) << ref.output;
+  fs::path out = dir / "greedy.json";
+  Result r = Pipesplit(GenerateArgs(dir, out) + " --batches-in-flight 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  nlohmann::json expected = nlohmann::json::parse(ReadText(reference));
+  std::vector<std::vector<int>> want = expected["tokens"];
+  EXPECT_EQ(Tokens(out), want);
+}
+
+TEST(Generate, SamplingIsReproducibleFromItsSeed) {
+  fs::path dir = Example(2);
+  auto sample = [&](int seed, const std::string& name) {
+    fs::path out = dir / name;
+    Result r = Pipesplit(GenerateArgs(dir, out) + " --temperature 1.5 --top-p 0.95 --seed " +
+                         std::to_string(seed) + " --batches-in-flight 2 --verify");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    return Tokens(out);
+  };
+  std::vector<std::vector<int>> a = sample(1, "s1.json");
+  EXPECT_EQ(sample(1, "s1b.json"), a);
+  EXPECT_NE(sample(2, "s2.json"), a);
+}
+
+TEST(Generate, PrintsStatisticsAndWritesTheTimeline) {
+  fs::path dir = Example(2);
+  Result r = Pipesplit(GenerateArgs(dir, dir / "t.json") + " --batches-in-flight 2 --timeline " +
+                       (dir / "t.svg").string() + " --trace " + (dir / "t.trace.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("generated 30 tokens for 5 requests"));
+  EXPECT_THAT(r.output, HasSubstr("time to first token: mean"));
+  EXPECT_THAT(r.output, HasSubstr("decode: 25 tokens in 10 steps"));
+  EXPECT_THAT(r.output, HasSubstr("bubble fraction: group 0 "));
+  EXPECT_THAT(ReadText(dir / "t.svg"), HasSubstr("<svg"));
+  nlohmann::json trace = nlohmann::json::parse(ReadText(dir / "t.trace.json"));
+  EXPECT_FALSE(trace["traceEvents"].empty());
+}
+
+TEST(Generate, PromptsFromSafetensors) {
+  fs::path dir = Example(2);
+  fs::path json_out = dir / "from_json.json";
+  ASSERT_EQ(Pipesplit(GenerateArgs(dir, json_out)).exit_code, 0);
+  // The same prompts as int32 tensors, written with the tool's own writer through Python-free
+  // means: `example random-inputs` is not needed, a tiny safetensors file is spelled here.
+  nlohmann::json prompts = nlohmann::json::parse(ReadText(dir / "prompts.json"));
+  nlohmann::json header = nlohmann::json::object();
+  std::string body;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    std::vector<int32_t> ids = prompts[i];
+    size_t begin = body.size();
+    body.append(reinterpret_cast<const char*>(ids.data()), ids.size() * 4);
+    header["p" + std::to_string(i)] = {{"dtype", "I32"},
+                                       {"shape", {ids.size()}},
+                                       {"data_offsets", {begin, body.size()}}};
+  }
+  std::string text = header.dump();
+  uint64_t n = text.size();
+  std::string file(reinterpret_cast<const char*>(&n), 8);
+  WriteText(dir / "prompts.safetensors", file + text + body);
+  fs::path st_out = dir / "from_st.json";
+  std::string args = GenerateArgs(dir, st_out);
+  args.replace(args.find("prompts.json"), 12, "prompts.safetensors");
+  Result r = Pipesplit(args);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Tokens(st_out), Tokens(json_out));
+}
+
+// `generate` with `extra` flags and the prompts `prompts` (a file's text; empty: the
+// example's) fails with exit code 1 and one error line containing `message`.
+void ExpectError(const std::string& extra, const std::string& prompts, const std::string& message,
+                 int stages = 2) {
+  fs::path dir = Example(stages);
+  std::string args = GenerateArgs(dir, dir / "err.json");
+  if (!prompts.empty()) {
+    WriteText(dir / "bad_prompts.json", prompts);
+    args.replace(args.find("prompts.json"), 12, "bad_prompts.json");
+  }
+  Result r = Pipesplit(args + " " + extra);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("error: "));
+  EXPECT_THAT(r.output, HasSubstr(message));
+}
+
+TEST(GenerateErrors, BadPrompts) {
+  ExpectError("", "[[1, 2], []]", "prompt 1 is empty");
+  ExpectError("", "[[1, \"x\"]]", "prompt 0 has \"x\", not a token id");
+  ExpectError("", "[[1, 2], 3]", "prompt 1 is not a list of token ids");
+  ExpectError("", "[[1, 2]", "not valid JSON");
+  ExpectError("", "[[1, 64]]", "64");  // outside the vocabulary of 64
+}
+
+TEST(GenerateErrors, GroupsThatDoNotFitTheModule) {
+  ExpectError("--groups 2", "", "the module has 3 pipeline stages: generate on 1 or 3 groups, not 2",
+              3);
+}
+
+TEST(GenerateErrors, AModuleNotInServingForm) {
+  fs::path dir = ScratchDir("generate_not_serving");
+  ASSERT_EQ(Pipesplit("example llama --layers 2 --hidden 32 --heads 4 --ffn 64 --vocab 64 --seq 8 "
+                      "-o " + dir.string())
+                .exit_code,
+            0);
+  Result r = Pipesplit("generate " + (dir / "model.py").string() + " --params " +
+                       (dir / "params.safetensors").string() + " --prompts " +
+                       (Example(2) / "prompts.json").string() + " -o " +
+                       (dir / "out.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("error: the module has no Relax function 'batch_decode'"));
+}
+
+TEST(GenerateErrors, MissingPromptsFile) {
+  fs::path dir = Example(2);
+  std::string args = GenerateArgs(dir, dir / "err.json");
+  args.replace(args.find("prompts.json"), 12, "nowhere.json");
+  Result r = Pipesplit(args);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("error: cannot open prompts"));
+}
+
+}  // namespace
+}  // namespace pipesplit::testing_cli
