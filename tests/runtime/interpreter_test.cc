@@ -299,3 +299,65 @@ TEST_F(InterpreterTest, ChecksATensorShapedByAShapeVar) {
 
 }  // namespace
 }  // namespace pipesplit::runtime
+
+namespace pipesplit::runtime {
+namespace {
+
+// nn.Linear's matmul(x, permute_dims(w)): the transpose is deferred into the matmul (no
+// permute_dims kernel runs) when the matmuls are its only readers, and runs when anything else
+// reads it; the results are those of the materialized transpose.
+TEST_F(InterpreterTest, MatmulReadsAPermutedWeightInPlace) {
+  const std::string text = R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), w: R.Tensor((2, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 2), dtype="float32"), R.Tensor((2, 2), dtype="float32")):
+        with R.dataflow():
+            wt: R.Tensor((3, 2), dtype="float32") = R.permute_dims(w, axes=None)
+            a: R.Tensor((2, 2), dtype="float32") = R.matmul(x, wt)
+            wt2: R.Tensor((3, 2), dtype="float32") = R.permute_dims(w, axes=[1, 0])
+            b: R.Tensor((2, 2), dtype="float32") = R.matmul(x, wt2)
+            gv = (a, b)
+            R.output(gv)
+        return gv
+)";
+  const Tensor x = F32({2, 3}, {1, 2, 3, 4, 5, 6});
+  const Tensor w = F32({2, 3}, {1, 0, -1, 2, 1, 0});
+  detail::ResetOpProfile();
+  detail::SetOpProfileEnabled(true);
+  Value out = Run(text, {x, w});
+  std::map<std::string, int64_t> calls;
+  for (const detail::OpProfileEntry& e : detail::OpProfileSnapshot()) calls[e.op] = e.calls;
+  detail::SetOpProfileEnabled(false);
+  EXPECT_EQ(calls["relax.permute_dims"], 0);
+  EXPECT_EQ(calls["relax.matmul"], 2);
+  // x @ w^T = [[1*1 + 3*-1, 1*2 + 2*1], [4 - 6, 8 + 5]].
+  const std::vector<double> want = {-2, 4, -2, 13};
+  EXPECT_EQ(ToDoubleVector((*out.as_tuple())[0].ExpectTensor("a")), want);
+  EXPECT_EQ(ToDoubleVector((*out.as_tuple())[1].ExpectTensor("b")), want);
+
+  // The transposed weight is also returned: it is materialized.
+  detail::ResetOpProfile();
+  detail::SetOpProfileEnabled(true);
+  Value kept = Run(R"(@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32"), w: R.Tensor((2, 3), dtype="float32")) -> R.Tuple(R.Tensor((2, 2), dtype="float32"), R.Tensor((3, 2), dtype="float32")):
+        with R.dataflow():
+            wt: R.Tensor((3, 2), dtype="float32") = R.permute_dims(w, axes=None)
+            a: R.Tensor((2, 2), dtype="float32") = R.matmul(x, wt)
+            gv = (a, wt)
+            R.output(gv)
+        return gv
+)",
+                   {x, w});
+  calls.clear();
+  for (const detail::OpProfileEntry& e : detail::OpProfileSnapshot()) calls[e.op] = e.calls;
+  detail::SetOpProfileEnabled(false);
+  EXPECT_EQ(calls["relax.permute_dims"], 1);
+  EXPECT_EQ(ToDoubleVector((*kept.as_tuple())[0].ExpectTensor("a")), want);
+  EXPECT_EQ(ToDoubleVector((*kept.as_tuple())[1].ExpectTensor("wt")),
+            (std::vector<double>{1, 2, 0, 1, -1, 0}));
+}
+
+}  // namespace
+}  // namespace pipesplit::runtime

@@ -165,49 +165,80 @@ Value Interpreter::CallFunction(const ir::FunctionNode& func, const std::string&
 // reuses it (a run allocates its intermediates in a hot working set instead of one new buffer
 // per binding). Vars the body reads stay; a sequence that makes a closure keeps every var (the
 // closure captures the frame and may read them later).
-const std::vector<std::vector<const ir::VarNode*>>& Interpreter::LastUses(
-    const ir::SeqExprNode& seq) {
-  auto it = last_uses_.find(&seq);
-  if (it != last_uses_.end()) return it->second;
+//
+// A transpose is deferred when the binding is a last-two-dims permute_dims and every use of its
+// var in the sequence is the second operand of an R.matmul binding (once); the body or any
+// other use keeps it.
+const Interpreter::SeqPlan& Interpreter::Plan(const ir::SeqExprNode& seq) {
+  auto it = plans_.find(&seq);
+  if (it != plans_.end()) return it->second;
   std::vector<const ir::Binding*> bindings;
   for (const ir::BindingBlock& block : seq.blocks()) {
     for (const ir::Binding& binding : block->bindings()) bindings.push_back(&binding);
   }
-  std::vector<std::vector<const ir::VarNode*>> drops(bindings.size());
+  SeqPlan plan;
+  plan.drops.resize(bindings.size());
+  plan.deferred_transpose.assign(bindings.size(), false);
   std::unordered_map<const ir::VarNode*, size_t> last;  // var bound here -> last reader
+  std::unordered_map<const ir::VarNode*, size_t> transposes;  // candidate var -> its binding
   bool has_function = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
+    const ir::Expr& value = (*bindings[i])->value();
     UseCollector uses;
-    uses.VisitExpr((*bindings[i])->value());
+    uses.VisitExpr(value);
     has_function = has_function || uses.has_function;
+    const auto* call = ir::As<ir::CallNode>(value);
+    const bool is_matmul = call != nullptr && call->op_node() != nullptr &&
+                           call->op_node()->name() == "relax.matmul" && call->args().size() == 2;
     for (const ir::VarNode* v : uses.uses) {
       if (auto found = last.find(v); found != last.end()) found->second = i;
+      // A candidate read other than as this matmul's second operand, once, is not deferred.
+      if (transposes.count(v) != 0 &&
+          !(is_matmul && call->args()[1].get() == v && call->args()[0].get() != v)) {
+        transposes.erase(v);
+      }
     }
-    last[(*bindings[i])->var().get()] = i;  // unread vars are dropped right away
+    const ir::Var& var = (*bindings[i])->var();
+    last[var.get()] = i;  // unread vars are dropped right away
+    if (call != nullptr && ir::Is<ir::VarBindingNode>(*bindings[i]) &&
+        IsLastTwoDimsTranspose(*call)) {
+      transposes[var.get()] = i;
+    }
   }
   UseCollector body;
   body.VisitExpr(seq.body());
-  for (const ir::VarNode* v : body.uses) last.erase(v);
-  if (!has_function && !body.has_function) {
-    for (const auto& [var, index] : last) drops[index].push_back(var);
+  for (const ir::VarNode* v : body.uses) {
+    last.erase(v);
+    transposes.erase(v);
   }
-  return last_uses_.emplace(&seq, std::move(drops)).first->second;
+  if (!has_function && !body.has_function) {
+    for (const auto& [var, index] : last) plan.drops[index].push_back(var);
+    for (const auto& [var, index] : transposes) {
+      plan.deferred_transpose[index] = true;
+      transposed_vars_.insert(var);
+    }
+  }
+  return plans_.emplace(&seq, std::move(plan)).first->second;
 }
 
 Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame) {
-  const std::vector<std::vector<const ir::VarNode*>>& drops = LastUses(seq);
+  const SeqPlan& plan = Plan(seq);
   size_t index = 0;
   for (const ir::BindingBlock& block : seq.blocks()) {
     for (const ir::Binding& binding : block->bindings()) {
       const ir::Var& var = binding->var();
       current_binding_ = var->name_hint();
       try {
-        Value value = Eval(binding->value(), frame);
+        // A deferred transpose binds its operand; the matmuls reading it transpose it.
+        Value value = plan.deferred_transpose[index]
+                          ? Eval(static_cast<const ir::CallNode&>(*binding->value()).args()[0],
+                                 frame)
+                          : Eval(binding->value(), frame);
         if (const auto* mc = ir::As<ir::MatchCastNode>(binding)) {
           Match(value, mc->struct_info(), *frame, "R.match_cast of '" + var->name_hint() + "'");
         }
         frame->Bind(var.get(), std::move(value));
-        for (const ir::VarNode* dead : drops[index]) frame->Erase(dead);
+        for (const ir::VarNode* dead : plan.drops[index]) frame->Erase(dead);
         ++index;
       } catch (const ExecutionError&) {
         throw;
@@ -391,6 +422,10 @@ Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& fr
       std::vector<Value> args = eval_args(0);
       for (const Value& v : args) std::fprintf(stderr, "%s\n", v.Describe().c_str());
       return Value();
+    }
+    if (name == "relax.matmul" && call.args().size() == 2 &&
+        transposed_vars_.count(static_cast<const ir::VarNode*>(call.args()[1].get())) != 0) {
+      return RunMatmulTransposedB(call, eval_args(0));
     }
     return RunOp(call, eval_args(0));
   }

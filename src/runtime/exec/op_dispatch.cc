@@ -279,6 +279,33 @@ std::unordered_map<std::string, OpFn> BuildTable() {
 
 }  // namespace
 
+bool IsLastTwoDimsTranspose(const ir::CallNode& call) {
+  const ir::OpNode* op = call.op_node();
+  if (op == nullptr || op->name() != "relax.permute_dims" || call.args().size() != 1) return false;
+  const auto* t = ir::As<ir::TensorSInfoNode>(call.args()[0]->struct_info());
+  if (t == nullptr || t->ndim() < 2) return false;
+  const int64_t n = t->ndim();
+  std::optional<std::vector<int64_t>> axes;
+  try {
+    axes = IntsAttr(call, "axes");
+  } catch (const RuntimeError&) {
+    return false;  // RunOp reports it
+  }
+  if (!axes) return n == 2;
+  if (static_cast<int64_t>(axes->size()) != n) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t want = i < n - 2 ? i : (i == n - 2 ? n - 1 : n - 2);
+    if ((*axes)[i] != want && (*axes)[i] != want - n) return false;
+  }
+  return true;
+}
+
+Value RunMatmulTransposedB(const ir::CallNode& call, const std::vector<Value>& args) {
+  detail::OpTimer timer(call.op_node()->name());
+  return Value(Matmul(T(args, 0, call), T(args, 1, call), DTypeAttr(call, "out_dtype"),
+                      /*transpose_a=*/false, /*transpose_b=*/true));
+}
+
 Value RunOp(const ir::CallNode& call, const std::vector<Value>& args) {
   static const std::unordered_map<std::string, OpFn> kTable = BuildTable();
   const std::string& name = call.op_node()->name();

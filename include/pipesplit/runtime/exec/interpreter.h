@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "pipesplit/ir/module.h"
@@ -131,9 +132,16 @@ class Interpreter {
                      const std::shared_ptr<const Frame>& captured);
   Value Eval(const ir::Expr& expr, std::shared_ptr<Frame>& frame);
   Value EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& frame);
-  // Per binding of `seq` (in order, over all blocks), the vars bound in `seq` whose last use
-  // it is (computed once per SeqExpr, interpreter.cc).
-  const std::vector<std::vector<const ir::VarNode*>>& LastUses(const ir::SeqExprNode& seq);
+  // How a SeqExpr runs, computed once per SeqExpr (interpreter.cc): per binding (in order, over
+  // all blocks) the vars bound in `seq` whose last use it is, and the bindings of a
+  // last-two-dims permute_dims whose every use is as the second operand of an R.matmul: such a
+  // var holds its operand untransposed and the matmul reads it transposed (the weight of
+  // nn.Linear, matmul(x, permute_dims(w)), is never copied).
+  struct SeqPlan {
+    std::vector<std::vector<const ir::VarNode*>> drops;
+    std::vector<bool> deferred_transpose;
+  };
+  const SeqPlan& Plan(const ir::SeqExprNode& seq);
   Value EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& frame);
   Value CallPacked(const std::string& symbol, std::vector<Value> args,
                    const ir::StructInfo* out_sinfo, const Frame& frame);
@@ -147,14 +155,21 @@ class Interpreter {
   std::string current_function_;
   std::string current_binding_;
   int depth_ = 0;
-  std::unordered_map<const ir::SeqExprNode*, std::vector<std::vector<const ir::VarNode*>>>
-      last_uses_;
+  std::unordered_map<const ir::SeqExprNode*, SeqPlan> plans_;
+  // Every var some plan defers the transpose of (vars are unique nodes).
+  std::unordered_set<const ir::VarNode*> transposed_vars_;
 };
 
 // Runs a Relax op (relax.add, ...) on evaluated arguments through the reference kernels.
 // Shape arguments arrive as shape values. Attributes come from the call (defaults from the
 // op table). Throws RuntimeError for ops without a kernel.
 Value RunOp(const ir::CallNode& call, const std::vector<Value>& args);
+
+// Whether `call` is relax.permute_dims swapping only the last two dims of its operand (no axes
+// on a 2-D operand, or axes [0, .., n-3, n-1, n-2]), which R.matmul can read in place.
+bool IsLastTwoDimsTranspose(const ir::CallNode& call);
+// relax.matmul with its second operand read with the last two dims swapped.
+Value RunMatmulTransposedB(const ir::CallNode& call, const std::vector<Value>& args);
 
 }  // namespace pipesplit::runtime
 
