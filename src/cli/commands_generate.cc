@@ -105,13 +105,14 @@ std::pair<ir::IRModule, int> ModuleForGroups(const ir::IRModule& mod, const Gene
   ir::IRModule split = transform::RewritePipelineStages(mod);
   analysis::VerifyWellFormed(split);
   const int split_stages = std::max<int>(
-      1, static_cast<int>(runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
+      1, static_cast<int>(
+             runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
   const int groups = launcher.FormGroups({args.groups, 1}, split_stages).num_groups;
   if (groups == 1) return {mod, 1};
   if (groups != split_stages) {
-    throw runtime::RuntimeError(fmt::format(
-        "the module has {} pipeline stage{}: generate on 1 or {} groups, not {}", split_stages,
-        split_stages == 1 ? "" : "s", split_stages, groups));
+    throw runtime::RuntimeError(
+        fmt::format("the module has {} pipeline stage{}: generate on 1 or {} groups, not {}",
+                    split_stages, split_stages == 1 ? "" : "s", split_stages, groups));
   }
   return {split, groups};
 }
@@ -144,8 +145,8 @@ void PrintStats(const runtime::GenerateResult& r, int groups) {
   runtime::RunSummary summary = runtime::Summarize(r.trace);
   std::string bubbles;
   for (int g = 0; g < groups && g < static_cast<int>(summary.utilization.size()); ++g) {
-    bubbles += fmt::format("{}group {} {:.1f}%", g ? ", " : "", g,
-                           100.0 * (1.0 - summary.utilization[g]));
+    bubbles +=
+        fmt::format("{}group {} {:.1f}%", g ? ", " : "", g, 100.0 * (1.0 - summary.utilization[g]));
   }
   std::printf("bubble fraction: %s\n", bubbles.c_str());
 }
@@ -169,7 +170,7 @@ std::string ResultJson(const runtime::GenerateResult& r,
 
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);
-  auto [mod, groups] = ModuleForGroups(loaded, args, launcher);  // step 1
+  auto [mod, groups] = ModuleForGroups(loaded, args, launcher);           // step 1
   std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
   runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
 
@@ -200,8 +201,8 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
     single.session.kernels = LoadKernels(loaded, args.kernels);
     single.progress = nullptr;
     if (launcher.name() == "threads" || runtime::MpiRank() == 0) {
-      reference = runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts,
-                                    single);
+      reference =
+          runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts, single);
     }
   }
   runtime::GenerateResult result = runtime::Generate(launcher, mod, weights, prompts, options);
@@ -224,9 +225,10 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
       std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
       return 1;
     }
-    std::printf("verified: %zu requests on %d groups give the unsplit token ids and logits bit "
-                "for bit\n",
-                prompts.size(), groups);
+    std::printf(
+        "verified: %zu requests on %d groups give the unsplit token ids and logits bit "
+        "for bit\n",
+        prompts.size(), groups);
   }
   return 0;
 }

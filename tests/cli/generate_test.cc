@@ -36,9 +36,10 @@ fs::path Example(int stages) {
   auto it = made.find(name);
   if (it != made.end()) return it->second;
   fs::path dir = ScratchDir("generate_" + name);
-  Result r = Pipesplit("example llama --serving --layers 6 --hidden 32 --heads 4 --kv-heads 2 "
-                       "--ffn 64 --vocab 64 --requests 5 --prompt-len 7 --stages " +
-                       std::to_string(stages) + " -o " + dir.string());
+  Result r = Pipesplit(
+      "example llama --serving --layers 6 --hidden 32 --heads 4 --kv-heads 2 "
+      "--ffn 64 --vocab 64 --requests 5 --prompt-len 7 --stages " +
+      std::to_string(stages) + " -o " + dir.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return made[name] = dir;
 }
@@ -89,15 +90,38 @@ TEST(Generate, SplitOnTwoMpiRanksEqualsUnsplitBitForBit) {
   }
 }
 
+// The lowered serving model (every op an R.call_tir of a compiled TIR kernel) generates the
+// high-level model's tokens and verifies split against unsplit too.
+TEST(Generate, LoweredModelGeneratesTheSameTokens) {
+  fs::path dir = Example(2);
+  fs::path lowered = ScratchDir("generate_lowered");
+  Result gen = Pipesplit(
+      "example llama-lowered --serving --layers 6 --hidden 32 --heads 4 "
+      "--kv-heads 2 --ffn 64 --vocab 64 --requests 5 --prompt-len 7 --stages 2 "
+      "-o " +
+      lowered.string());
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  fs::path high_out = dir / "high.json";
+  ASSERT_EQ(Pipesplit(GenerateArgs(dir, high_out) + " --batches-in-flight 2").exit_code, 0);
+  fs::path low_out = lowered / "low.json";
+  Result r =
+      Pipesplit(GenerateArgs(lowered, low_out) + " --batches-in-flight 2 --verify --kernel-cache " +
+                    (lowered / "kernels").string(),
+                600);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("verified: 5 requests on 2 groups"));
+  EXPECT_EQ(Tokens(low_out), Tokens(high_out));
+}
+
 TEST(Generate, GreedyTokensEqualTheNumpyReference) {
   fs::path dir = Example(2);
   fs::path reference = dir / "reference.json";
   // Debian's python3 (make deps installs its numpy), else the first one on the PATH.
   const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  Result ref = Shell(python + " " + std::string(PIPESPLIT_SOURCE_DIR) +
-                     "/tests/serving/greedy_reference.py --dir " + dir.string() +
-                     " --max-new-tokens " + std::to_string(kNewTokens) + " -o " +
-                     reference.string());
+  Result ref =
+      Shell(python + " " + std::string(PIPESPLIT_SOURCE_DIR) +
+            "/tests/serving/greedy_reference.py --dir " + dir.string() + " --max-new-tokens " +
+            std::to_string(kNewTokens) + " -o " + reference.string());
   if (ref.exit_code == 77) GTEST_SKIP() << "numpy is missing";
   ASSERT_EQ(ref.exit_code, 0) << ref.output;
   fs::path out = dir / "greedy.json";
@@ -149,9 +173,8 @@ TEST(Generate, PromptsFromSafetensors) {
     std::vector<int32_t> ids = prompts[i];
     size_t begin = body.size();
     body.append(reinterpret_cast<const char*>(ids.data()), ids.size() * 4);
-    header["p" + std::to_string(i)] = {{"dtype", "I32"},
-                                       {"shape", {ids.size()}},
-                                       {"data_offsets", {begin, body.size()}}};
+    header["p" + std::to_string(i)] = {
+        {"dtype", "I32"}, {"shape", {ids.size()}}, {"data_offsets", {begin, body.size()}}};
   }
   std::string text = header.dump();
   uint64_t n = text.size();
@@ -190,20 +213,21 @@ TEST(GenerateErrors, BadPrompts) {
 }
 
 TEST(GenerateErrors, GroupsThatDoNotFitTheModule) {
-  ExpectError("--groups 2", "", "the module has 3 pipeline stages: generate on 1 or 3 groups, not 2",
-              3);
+  ExpectError("--groups 2", "",
+              "the module has 3 pipeline stages: generate on 1 or 3 groups, not 2", 3);
 }
 
 TEST(GenerateErrors, AModuleNotInServingForm) {
   fs::path dir = ScratchDir("generate_not_serving");
   ASSERT_EQ(Pipesplit("example llama --layers 2 --hidden 32 --heads 4 --ffn 64 --vocab 64 --seq 8 "
-                      "-o " + dir.string())
+                      "-o " +
+                      dir.string())
                 .exit_code,
             0);
-  Result r = Pipesplit("generate " + (dir / "model.py").string() + " --params " +
-                       (dir / "params.safetensors").string() + " --prompts " +
-                       (Example(2) / "prompts.json").string() + " -o " +
-                       (dir / "out.json").string());
+  Result r =
+      Pipesplit("generate " + (dir / "model.py").string() + " --params " +
+                (dir / "params.safetensors").string() + " --prompts " +
+                (Example(2) / "prompts.json").string() + " -o " + (dir / "out.json").string());
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("error: the module has no Relax function 'batch_decode'"));
 }

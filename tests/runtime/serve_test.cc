@@ -46,9 +46,9 @@ TEST(ServeCommand, RejectsWhatIsNotACommand) {
   };
   expect_bad(MakeTensor(DataType::Float(32), {6}, {0, 0, 0, 0, 0, 0}));
   expect_bad(MakeIntTensor(DataType::Int(64), {3}, {0, 0, 0}));
-  expect_bad(MakeIntTensor(DataType::Int(64), {6}, {9, 0, 0, 0, 0, 0}));       // kind
-  expect_bad(MakeIntTensor(DataType::Int(64), {7}, {1, 0, 2, 0, 0, 0, 5}));    // counts
-  expect_bad(MakeIntTensor(DataType::Int(64), {6}, {1, 0, -1, 0, 0, 0}));      // negative
+  expect_bad(MakeIntTensor(DataType::Int(64), {6}, {9, 0, 0, 0, 0, 0}));     // kind
+  expect_bad(MakeIntTensor(DataType::Int(64), {7}, {1, 0, 2, 0, 0, 0, 5}));  // counts
+  expect_bad(MakeIntTensor(DataType::Int(64), {6}, {1, 0, -1, 0, 0, 0}));    // negative
 }
 
 TEST(ServeSampler, GreedyTakesTheFirstLargestLogit) {

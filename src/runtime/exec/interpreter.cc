@@ -179,7 +179,7 @@ const Interpreter::SeqPlan& Interpreter::Plan(const ir::SeqExprNode& seq) {
   SeqPlan plan;
   plan.drops.resize(bindings.size());
   plan.deferred_transpose.assign(bindings.size(), false);
-  std::unordered_map<const ir::VarNode*, size_t> last;  // var bound here -> last reader
+  std::unordered_map<const ir::VarNode*, size_t> last;        // var bound here -> last reader
   std::unordered_map<const ir::VarNode*, size_t> transposes;  // candidate var -> its binding
   bool has_function = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
@@ -230,10 +230,10 @@ Value Interpreter::EvalSeq(const ir::SeqExprNode& seq, std::shared_ptr<Frame>& f
       current_binding_ = var->name_hint();
       try {
         // A deferred transpose binds its operand; the matmuls reading it transpose it.
-        Value value = plan.deferred_transpose[index]
-                          ? Eval(static_cast<const ir::CallNode&>(*binding->value()).args()[0],
-                                 frame)
-                          : Eval(binding->value(), frame);
+        Value value =
+            plan.deferred_transpose[index]
+                ? Eval(static_cast<const ir::CallNode&>(*binding->value()).args()[0], frame)
+                : Eval(binding->value(), frame);
         if (const auto* mc = ir::As<ir::MatchCastNode>(binding)) {
           Match(value, mc->struct_info(), *frame, "R.match_cast of '" + var->name_hint() + "'");
         }

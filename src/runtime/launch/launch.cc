@@ -6,11 +6,12 @@
 //   2. RunWorkers: each worker of this process makes its PipelineWorker and runs it once.
 //   3. Assemble: the reporter (first worker of the last group) gives the outputs and, with the
 //      slices gathered there, the trace; every worker of this process gives its report.
+#include "pipesplit/runtime/launch/launch.h"
+
 #include <algorithm>
 #include <optional>
 
 #include "pipesplit/runtime/exec/pipeline_worker.h"
-#include "pipesplit/runtime/launch/launch.h"
 
 namespace pipesplit::runtime {
 
@@ -31,9 +32,8 @@ RunResult Launcher::Run(const ir::IRModule& mod, const std::string& entry,
   std::vector<TraceSlice> slices = RunWorkers(  // step 2
       options, LinkCapacity(mod, entry, options), reporter,
       [&](Transport& transport, int worker, TraceRecorder* recorder) {
-        results[worker] =
-            PipelineWorker(mod, entry, weights, options, transport, worker, recorder)
-                .Run(microbatches);
+        results[worker] = PipelineWorker(mod, entry, weights, options, transport, worker, recorder)
+                              .Run(microbatches);
       });
   RunResult out;  // step 3
   if (results[reporter]) {

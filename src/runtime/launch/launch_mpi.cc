@@ -98,9 +98,8 @@ class MpiLauncher : public Launcher {
   // RuntimeError when `groups` groups of `size` ranks are not the world.
   void CheckWorld(int groups, int size) const {
     if (groups * size != world_) {
-      throw RuntimeError(
-          fmt::format("{} groups of {} need {} MPI ranks, not {}", groups, size, groups * size,
-                      world_));
+      throw RuntimeError(fmt::format("{} groups of {} need {} MPI ranks, not {}", groups, size,
+                                     groups * size, world_));
     }
   }
 

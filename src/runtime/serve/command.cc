@@ -4,12 +4,10 @@
 namespace pipesplit::runtime::serve {
 
 Tensor EncodeCommand(const Command& c) {
-  std::vector<int64_t> words = {static_cast<int64_t>(c.kind),
-                                c.batch,
-                                static_cast<int64_t>(c.remove.size()),
-                                static_cast<int64_t>(c.add.size()),
-                                static_cast<int64_t>(c.seq_ids.size()),
-                                static_cast<int64_t>(c.tokens.size())};
+  std::vector<int64_t> words = {
+      static_cast<int64_t>(c.kind),           c.batch,
+      static_cast<int64_t>(c.remove.size()),  static_cast<int64_t>(c.add.size()),
+      static_cast<int64_t>(c.seq_ids.size()), static_cast<int64_t>(c.tokens.size())};
   for (const std::vector<int64_t>* part : {&c.remove, &c.add, &c.seq_ids, &c.lengths, &c.tokens}) {
     words.insert(words.end(), part->begin(), part->end());
   }
@@ -32,8 +30,8 @@ Command DecodeCommand(const Tensor& t) {
   }
   if (total != t.numel()) throw bad();
   const int64_t* p = w + 6;
-  for (int i = 0; std::vector<int64_t>* part : {&c.remove, &c.add, &c.seq_ids, &c.lengths,
-                                                &c.tokens}) {
+  for (int i = 0;
+       std::vector<int64_t> * part : {&c.remove, &c.add, &c.seq_ids, &c.lengths, &c.tokens}) {
     part->assign(p, p + counts[i]);
     p += counts[i++];
   }

@@ -15,12 +15,12 @@ enum class StepKind : int64_t { kStop = 0, kPrefill = 1, kDecode = 2 };
 
 struct Command {
   StepKind kind = StepKind::kStop;
-  int64_t batch = 0;                 // the batch (0 .. batches_in_flight - 1) of the step
-  std::vector<int64_t> remove;       // sequences to remove first (finished requests)
-  std::vector<int64_t> add;          // then sequences to add (requests joining)
-  std::vector<int64_t> seq_ids;      // the forward's sequences, in row order
-  std::vector<int64_t> lengths;      // tokens each appends
-  std::vector<int64_t> tokens;       // those tokens, sequence after sequence
+  int64_t batch = 0;             // the batch (0 .. batches_in_flight - 1) of the step
+  std::vector<int64_t> remove;   // sequences to remove first (finished requests)
+  std::vector<int64_t> add;      // then sequences to add (requests joining)
+  std::vector<int64_t> seq_ids;  // the forward's sequences, in row order
+  std::vector<int64_t> lengths;  // tokens each appends
+  std::vector<int64_t> tokens;   // those tokens, sequence after sequence
 };
 
 // [kind, batch, #remove, #add, #seq, #tokens, remove..., add..., seq_ids..., lengths...,

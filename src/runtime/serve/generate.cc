@@ -67,8 +67,8 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 // Step 2 on worker 0: the controller beside the first group's worker.
 void RunController(serve::ServingWorker& worker, Transport& transport,
-                   const std::vector<std::vector<int32_t>>& prompts,
-                   const GenerateOptions& options, GenerateResult& result) {
+                   const std::vector<std::vector<int32_t>>& prompts, const GenerateOptions& options,
+                   GenerateResult& result) {
   const int num_workers = options.session.num_groups;
   serve::Controller controller(prompts, options);
   const auto start = std::chrono::steady_clock::now();

@@ -66,14 +66,16 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
   }
   EntryLayout embed = AnalyzeEntry(mod_, serve_fn::kEmbed);
   if (embed.num_inputs != 1) throw RuntimeError("'embed' must take one input, the token ids");
-  const ir::TensorSInfoNode* input = TensorParam(*AnalyzeEntry(mod_, serve_fn::kBatchPrefill).func, 0);
+  const ir::TensorSInfoNode* input =
+      TensorParam(*AnalyzeEntry(mod_, serve_fn::kBatchPrefill).func, 0);
   std::optional<int64_t> hidden;
   if (input != nullptr && input->shape() && input->shape()->size() == 3) {
     hidden = ir::AsConstInt((*input->shape())[2]);
   }
   if (!hidden) {
-    throw RuntimeError("batch_prefill's input_embeds must be a tensor (1, seq_len, hidden) with a "
-                       "static hidden size");
+    throw RuntimeError(
+        "batch_prefill's input_embeds must be a tensor (1, seq_len, hidden) with a "
+        "static hidden size");
   }
   hidden_ = *hidden;
   hidden_dtype_ = input->dtype();
@@ -106,8 +108,9 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
                             ? serve_fn::kCreateTirPagedKvCache
                             : serve_fn::kCreatePagedKvCache;
   if (!mod_.LookupFunction(creator)) {
-    throw RuntimeError("the module has neither 'create_tir_paged_kv_cache' nor "
-                       "'create_paged_kv_cache'");
+    throw RuntimeError(
+        "the module has neither 'create_tir_paged_kv_cache' nor "
+        "'create_paged_kv_cache'");
   }
   std::vector<Value> shape_args;
   for (int64_t v : {cache.max_batch_size, cache.max_total_seq_len, cache.prefill_chunk_size,
@@ -116,7 +119,8 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
   }
   cache_value_ = interpreter_->Invoke(creator, std::move(shape_args));
   cache_ = dynamic_cast<const PagedKvCache*>(cache_value_.as_object());
-  if (cache_ == nullptr) throw RuntimeError(std::string("'") + creator + "' did not return a paged KV cache");
+  if (cache_ == nullptr)
+    throw RuntimeError(std::string("'") + creator + "' did not return a paged KV cache");
 }
 
 ServingWorker::~ServingWorker() = default;
@@ -181,8 +185,8 @@ Tensor ServingWorker::Execute(const Command& command) {
     std::vector<int64_t> positions;
     int64_t end = 0;
     for (int64_t length : command.lengths) positions.push_back((end += length) - 1);
-    args.push_back(MakeIntTensor(DataType::Int(32), {static_cast<int64_t>(positions.size())},
-                                 positions));
+    args.push_back(
+        MakeIntTensor(DataType::Int(32), {static_cast<int64_t>(positions.size())}, positions));
   }
   args.push_back(cache_value_);
   args.push_back(Value::MakeObject(weights_));

@@ -36,9 +36,8 @@ class ServingWorker {
   // Checks the module (its functions, their stages against options.num_groups, group_size
   // 1), loads the group's weights, registers the builtins and creates the cache: RuntimeError
   // when any of it fails. `mod`, `transport` and `recorder` (may be null) outlive the worker.
-  ServingWorker(const ir::IRModule& mod, const WeightSource& weights,
-                const SessionOptions& options, Transport& transport, int worker,
-                TraceRecorder* recorder, const CacheShape& cache);
+  ServingWorker(const ir::IRModule& mod, const WeightSource& weights, const SessionOptions& options,
+                Transport& transport, int worker, TraceRecorder* recorder, const CacheShape& cache);
   ~ServingWorker();
   ServingWorker(const ServingWorker&) = delete;
   ServingWorker& operator=(const ServingWorker&) = delete;
@@ -73,11 +72,11 @@ class ServingWorker {
   std::shared_ptr<WeightTable> weights_;
   BuiltinRegistry builtins_;
   std::unique_ptr<Interpreter> interpreter_;
-  Value cache_value_;                   // the cache as the module's functions take it
+  Value cache_value_;                    // the cache as the module's functions take it
   const PagedKvCache* cache_ = nullptr;  // owned by cache_value_
-  int64_t hidden_ = 0;  // the hidden size of the input embeddings
+  int64_t hidden_ = 0;                   // the hidden size of the input embeddings
   DataType hidden_dtype_;
-  int64_t batch_ = 0;   // the batch of the step being executed (for the trace)
+  int64_t batch_ = 0;  // the batch of the step being executed (for the trace)
 };
 
 }  // namespace pipesplit::runtime::serve

@@ -68,9 +68,9 @@ struct GenerateOptions {
 };
 
 struct RequestOutput {
-  std::vector<int32_t> tokens;              // the generated tokens
-  std::vector<std::vector<float>> logits;   // per generated token (keep_logits)
-  double first_token_seconds = 0;           // from the start to its first token
+  std::vector<int32_t> tokens;             // the generated tokens
+  std::vector<std::vector<float>> logits;  // per generated token (keep_logits)
+  double first_token_seconds = 0;          // from the start to its first token
 };
 
 struct GenerateResult {
