@@ -60,8 +60,9 @@ std::vector<std::vector<int32_t>> LoadPrompts(const std::string& path) {
     for (const std::string& name : file.names()) {
       runtime::Tensor t = file.Get(name);
       if (t.dtype() != DataType::Int(32) || t.ndim() > 2 || (t.ndim() == 2 && t.shape()[0] != 1)) {
-        throw runtime::RuntimeError(path + ": prompt '" + name + "' is " + t.ToString() +
-                                    ", not an int32 [n] or [1, n] tensor of token ids");
+        throw runtime::RuntimeError(
+            fmt::format("{}: prompt '{}' is {}, not an int32 [n] or [1, n] tensor of token ids",
+                        path, name, t.ToString()));
       }
       prompts.emplace_back(t.data<int32_t>(), t.data<int32_t>() + t.numel());
     }

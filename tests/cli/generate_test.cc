@@ -160,13 +160,9 @@ TEST(Generate, PrintsStatisticsAndWritesTheTimeline) {
   EXPECT_FALSE(trace["traceEvents"].empty());
 }
 
-TEST(Generate, PromptsFromSafetensors) {
-  fs::path dir = Example(2);
-  fs::path json_out = dir / "from_json.json";
-  ASSERT_EQ(Pipesplit(GenerateArgs(dir, json_out)).exit_code, 0);
-  // The same prompts as int32 tensors, written with the tool's own writer through Python-free
-  // means: `example random-inputs` is not needed, a tiny safetensors file is spelled here.
-  nlohmann::json prompts = nlohmann::json::parse(ReadText(dir / "prompts.json"));
+// A safetensors file of one tensor per prompt, spelled here (dtype "I32" or another).
+void WritePromptsSafetensors(const fs::path& path, const nlohmann::json& prompts,
+                             const std::string& dtype = "I32") {
   nlohmann::json header = nlohmann::json::object();
   std::string body;
   for (size_t i = 0; i < prompts.size(); ++i) {
@@ -174,18 +170,31 @@ TEST(Generate, PromptsFromSafetensors) {
     size_t begin = body.size();
     body.append(reinterpret_cast<const char*>(ids.data()), ids.size() * 4);
     header["p" + std::to_string(i)] = {
-        {"dtype", "I32"}, {"shape", {ids.size()}}, {"data_offsets", {begin, body.size()}}};
+        {"dtype", dtype}, {"shape", {ids.size()}}, {"data_offsets", {begin, body.size()}}};
   }
   std::string text = header.dump();
   uint64_t n = text.size();
-  std::string file(reinterpret_cast<const char*>(&n), 8);
-  WriteText(dir / "prompts.safetensors", file + text + body);
+  WriteText(path, std::string(reinterpret_cast<const char*>(&n), 8) + text + body);
+}
+
+TEST(Generate, PromptsFromSafetensors) {
+  fs::path dir = Example(2);
+  fs::path json_out = dir / "from_json.json";
+  ASSERT_EQ(Pipesplit(GenerateArgs(dir, json_out)).exit_code, 0);
+  WritePromptsSafetensors(dir / "prompts.safetensors",
+                          nlohmann::json::parse(ReadText(dir / "prompts.json")));
   fs::path st_out = dir / "from_st.json";
   std::string args = GenerateArgs(dir, st_out);
   args.replace(args.find("prompts.json"), 12, "prompts.safetensors");
   Result r = Pipesplit(args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(Tokens(st_out), Tokens(json_out));
+
+  WritePromptsSafetensors(dir / "floats.safetensors", nlohmann::json::parse("[[1, 2]]"), "F32");
+  args.replace(args.find("prompts.safetensors"), 19, "floats.safetensors");
+  r = Pipesplit(args);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("prompt 'p0' is float32[2], not an int32 [n] or [1, n] tensor"));
 }
 
 // `generate` with `extra` flags and the prompts `prompts` (a file's text; empty: the
@@ -210,6 +219,8 @@ TEST(GenerateErrors, BadPrompts) {
   ExpectError("", "[[1, 2], 3]", "prompt 1 is not a list of token ids");
   ExpectError("", "[[1, 2]", "not valid JSON");
   ExpectError("", "[[1, 64]]", "64");  // outside the vocabulary of 64
+  ExpectError("", "[]", "there are no prompts");
+  ExpectError("--top-p 0", "", "top-p must be in (0, 1]");
 }
 
 TEST(GenerateErrors, GroupsThatDoNotFitTheModule) {

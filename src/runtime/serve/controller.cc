@@ -16,9 +16,10 @@ Controller::Controller(const std::vector<std::vector<int32_t>>& prompts,
       options_(options),
       batches_(static_cast<size_t>(options.batches_in_flight)),
       outputs_(prompts.size()) {
-  const int64_t total = options.max_batch_size > 0
-                            ? std::min<int64_t>(options.max_batch_size, prompts.size())
-                            : static_cast<int64_t>(prompts.size());
+  const int64_t total =
+      options.max_batch_size > 0
+          ? std::min<int64_t>(options.max_batch_size, static_cast<int64_t>(prompts.size()))
+          : static_cast<int64_t>(prompts.size());
   capacity_ =
       std::max<int64_t>(1, (total + options.batches_in_flight - 1) / options.batches_in_flight);
   for (size_t r = 0; r < prompts.size(); ++r) pending_.push_back(static_cast<int64_t>(r));
