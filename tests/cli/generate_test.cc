@@ -218,7 +218,7 @@ TEST(GenerateErrors, BadPrompts) {
   ExpectError("", "[[1, \"x\"]]", "prompt 0 has \"x\", not a token id");
   ExpectError("", "[[1, 2], 3]", "prompt 1 is not a list of token ids");
   ExpectError("", "[[1, 2]", "not valid JSON");
-  ExpectError("", "[[1, 64]]", "64");  // outside the vocabulary of 64
+  ExpectError("", "[[1, 64]]", "prompt 0 has token id 64, outside the vocabulary of 64");
   ExpectError("", "[]", "there are no prompts");
   ExpectError("--top-p 0", "", "top-p must be in (0, 1]");
 }

@@ -1,7 +1,8 @@
 // Token generation across pipeline groups (serve/generate.h).
 //
 // Generate, steps:
-//   1. Check the options and prompts; size the caches for every request at once.
+//   1. Check the options and prompts (token ids within embed's table); size the caches for
+//      every request at once.
 //   2. RunWorkers: every worker makes its ServingWorker (weights, builtins, cache). Worker 0
 //      also runs the controller: it issues each step it can to every other worker and runs it
 //      itself, then takes the oldest step's logits (from the last group) and samples; the
@@ -17,6 +18,7 @@
 #include <deque>
 #include <optional>
 
+#include "pipesplit/ir/protocol.h"
 #include "src/runtime/serve/controller.h"
 #include "src/runtime/serve/serving_worker.h"
 
@@ -43,6 +45,29 @@ void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
     if (prompts[r].empty()) throw RuntimeError(fmt::format("prompt {} is empty", r));
     for (int32_t id : prompts[r]) {
       if (id < 0) throw RuntimeError(fmt::format("prompt {} has a negative token id {}", r, id));
+    }
+  }
+}
+
+// The vocabulary: the rows of the table embed takes its tokens from (its first 2-D weight);
+// nullopt when embed reads none.
+std::optional<int64_t> Vocabulary(const ir::IRModule& mod, const WeightSource& weights) {
+  ir::Function embed = mod.LookupFunction(serve_fn::kEmbed);
+  if (!embed) return std::nullopt;
+  for (const ir::WeightRead& read : ir::WeightReadsOf(*embed)) {
+    Tensor table = weights.Load(read.index);
+    if (table.ndim() == 2) return table.shape()[0];
+  }
+  return std::nullopt;
+}
+
+void CheckTokens(const std::vector<std::vector<int32_t>>& prompts, int64_t vocabulary) {
+  for (size_t r = 0; r < prompts.size(); ++r) {
+    for (int32_t id : prompts[r]) {
+      if (id >= vocabulary) {
+        throw RuntimeError(fmt::format("prompt {} has token id {}, outside the vocabulary of {}", r,
+                                       id, vocabulary));
+      }
     }
   }
 }
@@ -130,6 +155,9 @@ GenerateResult Generate(Launcher& launcher, const ir::IRModule& mod, const Weigh
                         const std::vector<std::vector<int32_t>>& prompts,
                         const GenerateOptions& options) {
   CheckOptions(prompts, options);  // step 1
+  if (std::optional<int64_t> vocabulary = Vocabulary(mod, weights)) {
+    CheckTokens(prompts, *vocabulary);
+  }
   const serve::CacheShape cache = CacheFor(prompts, options);
   const SessionOptions& session = options.session;
   GenerateResult result;
