@@ -6,6 +6,7 @@
 #include <iostream>
 #include <iterator>
 
+#include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"
 #include "pipesplit/support/diagnostic.h"
@@ -60,6 +61,25 @@ int ReportCurrentException() {
   ErrorReport report = pipesplit::ReportCurrentException();
   std::fputs(report.text.c_str(), stderr);
   return report.exit_code;
+}
+
+int WithLauncher(const std::string& transport, const std::function<int(runtime::Launcher&)>& body) {
+  std::unique_ptr<runtime::Launcher> launcher =
+      transport == "mpi" ? runtime::MakeMpiLauncher() : runtime::MakeThreadLauncher();
+  int exit_code = 0;
+  try {
+    exit_code = body(*launcher);
+  } catch (...) {
+    exit_code = ReportCurrentException();
+  }
+  std::fflush(stderr);
+  std::fflush(stdout);
+  if (std::optional<std::string> lost = launcher->Shutdown()) {
+    if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
+    std::fflush(stderr);
+    exit_code = 1;
+  }
+  return exit_code;
 }
 
 }  // namespace pipesplit::cli

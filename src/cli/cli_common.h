@@ -13,6 +13,7 @@
 
 namespace pipesplit::runtime {
 class KernelLibrary;
+class Launcher;
 }  // namespace pipesplit::runtime
 
 namespace pipesplit::cli {
@@ -71,6 +72,12 @@ std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options);
 // module has no PrimFunc.
 std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
                                                           const KernelOptions& options);
+
+// Runs `body` on a launcher of `transport` ("threads" or "mpi") and shuts the launcher down.
+// Returns body's exit code, or the exit code of the error it threw (reported before the
+// shutdown: mpirun stops the job as soon as one rank exits non-zero, so a rank that printed
+// after shutting down could lose its message), or 1 when a worker was lost.
+int WithLauncher(const std::string& transport, const std::function<int(runtime::Launcher&)>& body);
 
 // Each subcommand registers itself and returns the function that runs it (exit code).
 using Runner = std::function<int()>;

@@ -74,6 +74,27 @@ std::filesystem::path MakeOutputDir(const std::string& path) {
   return dir;
 }
 
+// A generator's result; its std::invalid_argument (an impossible configuration) as an error.
+template <typename Generate>
+auto Generated(Generate generate) -> decltype(generate()) {
+  try {
+    return generate();
+  } catch (const std::invalid_argument& e) {
+    ThrowError({}, e.what());
+  }
+}
+
+// Makes the output folder and writes `text` there as model.py, canonical (legalized when
+// `lowered`, its TIR blocks spelled as asked).
+std::filesystem::path WriteModel(const ExampleOptions& o, const std::string& text, bool lowered) {
+  ir::IRModule mod = ParseGenerated(text, lowered);
+  std::filesystem::path dir = MakeOutputDir(o.dir);
+  script::PrintOptions print;
+  print.tir_syntax = o.tir_syntax;
+  WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));
+  return dir;
+}
+
 // --serving: model.py, params.safetensors (with the serving config) and prompts.json.
 int WriteServing(const ExampleOptions& o, bool lowered) {
   for (const char* other : {"--seq", "--microbatches"}) {
@@ -81,17 +102,9 @@ int WriteServing(const ExampleOptions& o, bool lowered) {
       ThrowError({}, std::string(other) + " does not apply to --serving");
     }
   }
-  models::LlamaServingExample example;
-  try {
-    example = models::GenerateLlamaServing(o.config, o.requests);
-  } catch (const std::invalid_argument& e) {
-    ThrowError({}, e.what());
-  }
-  ir::IRModule mod = ParseGenerated(example.module_text, lowered);
-  std::filesystem::path dir = MakeOutputDir(o.dir);
-  script::PrintOptions print;
-  print.tir_syntax = o.tir_syntax;
-  WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));
+  models::LlamaServingExample example =
+      Generated([&] { return models::GenerateLlamaServing(o.config, o.requests); });
+  std::filesystem::path dir = WriteModel(o, example.module_text, lowered);
   if (!o.module_only) {
     runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
                               example.weight_metadata);
@@ -111,17 +124,8 @@ int WriteLlama(const ExampleOptions& o, bool lowered) {
       ThrowError({}, std::string(serving_only) + " needs --serving");
     }
   }
-  models::LlamaExample example;
-  try {
-    example = models::GenerateLlamaExample(o.config);
-  } catch (const std::invalid_argument& e) {
-    ThrowError({}, e.what());
-  }
-  ir::IRModule mod = ParseGenerated(example.module_text, lowered);
-  std::filesystem::path dir = MakeOutputDir(o.dir);
-  script::PrintOptions print;
-  print.tir_syntax = o.tir_syntax;
-  WriteOutput((dir / "model.py").string(), script::PrintModule(mod, print));
+  models::LlamaExample example = Generated([&] { return models::GenerateLlamaExample(o.config); });
+  std::filesystem::path dir = WriteModel(o, example.module_text, lowered);
   if (o.module_only) {
     std::printf("wrote %s/model.py (%d layers, %d stages)\n", dir.string().c_str(), o.config.layers,
                 o.config.stages);

@@ -234,24 +234,6 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   return 0;
 }
 
-int GenerateCommand(const GenerateArgs& args) {
-  std::unique_ptr<runtime::Launcher> launcher =
-      args.transport == "mpi" ? runtime::MakeMpiLauncher() : runtime::MakeThreadLauncher();
-  int exit_code = 0;
-  try {
-    exit_code = GenerateOn(*launcher, args);
-  } catch (...) {
-    exit_code = ReportCurrentException();
-  }
-  std::fflush(stderr);
-  std::fflush(stdout);
-  if (std::optional<std::string> lost = launcher->Shutdown()) {
-    if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
-    exit_code = 1;
-  }
-  return exit_code;
-}
-
 }  // namespace
 
 Runner AddGenerateCommand(CLI::App& app) {
@@ -296,7 +278,10 @@ Runner AddGenerateCommand(CLI::App& app) {
                 "also generate unsplit on one group; require the same token ids and the same "
                 "logits bit for bit");
   AddKernelOptions(cmd, &args->kernels);
-  return [args] { return GenerateCommand(*args); };
+  return [args] {
+    return WithLauncher(args->transport,
+                        [&](runtime::Launcher& launcher) { return GenerateOn(launcher, *args); });
+  };
 }
 
 }  // namespace pipesplit::cli

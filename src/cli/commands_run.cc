@@ -173,28 +173,6 @@ int RunOn(runtime::Launcher& launcher, const RunArgs& args) {
   return 0;
 }
 
-// Each worker process reports its own error before the launcher shuts down: mpirun stops the
-// job as soon as one rank exits non-zero, so a rank that printed after shutting down could lose
-// its message.
-int RunCommand(const RunArgs& args) {
-  std::unique_ptr<runtime::Launcher> launcher =
-      args.transport == "mpi" ? runtime::MakeMpiLauncher() : runtime::MakeThreadLauncher();
-  int exit_code = 0;
-  try {
-    exit_code = RunOn(*launcher, args);
-  } catch (...) {
-    exit_code = ReportCurrentException();
-  }
-  std::fflush(stderr);
-  std::fflush(stdout);
-  if (std::optional<std::string> lost = launcher->Shutdown()) {
-    if (!lost->empty()) std::fprintf(stderr, "error: %s\n", lost->c_str());
-    std::fflush(stderr);
-    exit_code = 1;
-  }
-  return exit_code;
-}
-
 }  // namespace
 
 Runner AddRunCommand(CLI::App& app) {
@@ -206,7 +184,10 @@ Runner AddRunCommand(CLI::App& app) {
       ->check(CLI::IsMember({"threads", "mpi"}));
   cmd->add_option("-o,--output", args->output, "outputs (safetensors): output_0, output_1, ...")
       ->required();
-  return [args] { return RunCommand(*args); };
+  return [args] {
+    return WithLauncher(args->transport,
+                        [&](runtime::Launcher& launcher) { return RunOn(launcher, *args); });
+  };
 }
 
 Runner AddVerifySplitCommand(CLI::App& app) {

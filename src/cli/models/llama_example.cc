@@ -141,18 +141,8 @@ class Builder {
  private:
   // Registers a weight; fan_in 0 means a norm weight (around 1).
   std::string Weight(const std::string& name, std::vector<int64_t> shape, int fan_in) {
-    int64_t n = 1;
-    std::string shape_text;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      n *= shape[i];
-      shape_text += (i ? ", " : "") + std::to_string(shape[i]);
-    }
-    if (shape.size() == 1) shape_text += ",";
-    std::vector<double> values(n);
-    double scale = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.1;
-    for (double& v : values) v = (fan_in > 0 ? 0.0 : 1.0) + scale * rng_.Uniform();
-    weights_.emplace_back(name, runtime::MakeTensor(DataType::Float(32), shape, values));
-    types_.push_back(F32(shape_text));
+    weights_.emplace_back(name, SeededWeight(rng_, shape, fan_in));
+    types_.push_back(F32(ShapeTupleText(shape)));
     return std::to_string(types_.size() - 1);
   }
 

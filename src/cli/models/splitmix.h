@@ -3,7 +3,12 @@
 #ifndef PIPESPLIT_SRC_CLI_MODELS_SPLITMIX_H_
 #define PIPESPLIT_SRC_CLI_MODELS_SPLITMIX_H_
 
+#include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipesplit/runtime/tensor/tensor.h"
 
 namespace pipesplit::models {
 
@@ -22,6 +27,25 @@ class SplitMix {
  private:
   uint64_t state_;
 };
+
+// A float32 weight of `shape` drawn from `rng`: uniform in ±1/sqrt(fan_in), or 1 ± 0.1 when
+// fan_in is 0 (a norm weight).
+inline runtime::Tensor SeededWeight(SplitMix& rng, const std::vector<int64_t>& shape, int fan_in) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<double> values(static_cast<size_t>(n));
+  const double scale = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.1;
+  for (double& v : values) v = (fan_in > 0 ? 0.0 : 1.0) + scale * rng.Uniform();
+  return runtime::MakeTensor(DataType::Float(32), shape, values);
+}
+
+// `shape` as the dims of a TVMScript tuple: "4, 8", or "4," for one dim.
+inline std::string ShapeTupleText(const std::vector<int64_t>& shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) text += ",";
+  return text;
+}
 
 }  // namespace pipesplit::models
 

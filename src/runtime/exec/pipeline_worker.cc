@@ -80,15 +80,10 @@ void PipelineWorker::LoadWeights(const WeightSource& weights) {
 
 // Step 3.
 void PipelineWorker::RegisterBuiltins() {
-  RegisterCoreBuiltins(&builtins_);
-  // A paged KV cache created on this worker holds its group's slice of the layer partition.
-  RegisterPagedKvCacheBuiltins(&builtins_, {group_, options_.num_groups});
-  builtins_.Register(ir::protocol::kSendToNextGroup,
-                     [this](BuiltinCall& call) { return SendToNextGroup(call); });
-  builtins_.Register(ir::protocol::kRecvFromPrevGroup,
-                     [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
-  builtins_.Register(ir::protocol::kDispatchFunctionByGroup,
-                     [this](BuiltinCall& call) { return DispatchToGroup(call, group_); });
+  RegisterWorkerBuiltins(
+      &builtins_, group_, options_.num_groups,
+      [this](BuiltinCall& call) { return SendToNextGroup(call); },
+      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
 }
@@ -130,6 +125,17 @@ void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
     throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
                        " but the receive declares " + DescribeDeclared(*declared, dims));
   }
+}
+
+void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
+                            BuiltinFn recv) {
+  RegisterCoreBuiltins(registry);
+  // A paged KV cache created on the worker holds its group's slice of the layer partition.
+  RegisterPagedKvCacheBuiltins(registry, {group, num_groups});
+  registry->Register(ir::protocol::kSendToNextGroup, std::move(send));
+  registry->Register(ir::protocol::kRecvFromPrevGroup, std::move(recv));
+  registry->Register(ir::protocol::kDispatchFunctionByGroup,
+                     [group](BuiltinCall& call) { return DispatchToGroup(call, group); });
 }
 
 Value DispatchToGroup(BuiltinCall& call, int group) {

@@ -92,14 +92,10 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
   if (group_ == 0) weights_->LoadReadsOf(*embed.func, serve_fn::kEmbed, weights, report_);
 
   // Step 3.
-  RegisterCoreBuiltins(&builtins_);
-  RegisterPagedKvCacheBuiltins(&builtins_, {group_, options_.num_groups});
-  builtins_.Register(ir::protocol::kSendToNextGroup,
-                     [this](BuiltinCall& call) { return SendToNextGroup(call); });
-  builtins_.Register(ir::protocol::kRecvFromPrevGroup,
-                     [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
-  builtins_.Register(ir::protocol::kDispatchFunctionByGroup,
-                     [this](BuiltinCall& call) { return DispatchToGroup(call, group_); });
+  RegisterWorkerBuiltins(
+      &builtins_, group_, options_.num_groups,
+      [this](BuiltinCall& call) { return SendToNextGroup(call); },
+      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
 

@@ -91,6 +91,12 @@ class PipelineWorker {
   int lazy_recv_ = -1;
 };
 
+// Registers what every worker of group `group` of `num_groups` runs: the core builtins, the
+// paged KV cache's for its group, the dispatcher for its group, and `send` / `recv` as the
+// protocol's send_to_next_group / recv_from_prev_group.
+void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
+                            BuiltinFn recv);
+
 // mlc.multi_gpu.DispatchFunctionByGroup as group `group` runs it: calls the group's entry of
 // the dispatch table (args[0]: a tuple per group of (stage function, its arguments...)).
 Value DispatchToGroup(BuiltinCall& call, int group);
