@@ -11,14 +11,13 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
 #include "pipesplit/runtime/tensor/tensor.h"
@@ -102,7 +101,7 @@ class Recorder {
     const int64_t heads = config_.num_qo_heads + 2 * config_.num_kv_heads;
     const int64_t d = config_.head_dim;
     const double sm_scale = 1.0 / std::sqrt(static_cast<double>(d));
-    Json op{{"op", "forward"}, {"seq_ids", ids}, {"append_lengths", lengths},
+    Json op{{"op", "forward"},    {"seq_ids", ids},       {"append_lengths", lengths},
             {"padding", padding}, {"sm_scale", sm_scale}, {"layers", Json::array()}};
     cache_->BeginForward(ids, lengths);
     std::uniform_real_distribution<double> dist(-1.0, 1.0);
@@ -204,14 +203,11 @@ Json RunScenario() {
          "a failed BeginForward changed lengths");
   Expect(tiny.cache().NumAvailablePages() == 0, "a failed BeginForward changed pages");
 
-  Json config{{"page_size", main_config.page_size},
-              {"num_layers", main_config.num_layers},
-              {"num_qo_heads", main_config.num_qo_heads},
-              {"num_kv_heads", main_config.num_kv_heads},
-              {"head_dim", main_config.head_dim},
-              {"rope_theta", main_config.rope_theta},
-              {"rope_scale", main_config.rope_scale},
-              {"dtype", "float32"}};
+  Json config{
+      {"page_size", main_config.page_size},       {"num_layers", main_config.num_layers},
+      {"num_qo_heads", main_config.num_qo_heads}, {"num_kv_heads", main_config.num_kv_heads},
+      {"head_dim", main_config.head_dim},         {"rope_theta", main_config.rope_theta},
+      {"rope_scale", main_config.rope_scale},     {"dtype", "float32"}};
   return Json{{"config", config}, {"ops", ops}};
 }
 
