@@ -6,8 +6,8 @@
 //      and runs on more than one group; form the groups.
 //   2. Read the prompts (a JSON list of lists of token ids, or a safetensors file of int32
 //      tensors in file order) and the weights.
-//   3. Generate (with --verify: first unsplit on one group, then split, and compare token ids
-//      and logits bit for bit); print the statistics; write the tokens as JSON.
+//   3. Generate (with --verify: then unsplit on one group, on the process holding the outputs,
+//      and compare token ids and logits bit for bit); print the statistics; write the tokens.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -195,17 +195,6 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
     };
   }
 
-  std::optional<runtime::GenerateResult> reference;
-  if (args.verify) {  // step 3: the unsplit reference, on this process
-    runtime::GenerateOptions single = options;
-    single.session.num_groups = 1;
-    single.session.kernels = LoadKernels(loaded, args.kernels);
-    single.progress = nullptr;
-    if (launcher.name() == "threads" || runtime::MpiRank() == 0) {
-      reference =
-          runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts, single);
-    }
-  }
   runtime::GenerateResult result = runtime::Generate(launcher, mod, weights, prompts, options);
   if (show_progress) std::fprintf(stderr, "\n");
   if (!result.holds_outputs) return 0;
@@ -220,8 +209,16 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   }
   WriteText(args.output, ResultJson(result, prompts));
   std::printf("wrote tokens to %s\n", args.output.c_str());
-  if (reference) {
-    std::string diff = runtime::CompareGenerations(*reference, result);
+  if (args.verify) {
+    // The unsplit reference, on the process holding the split run's outputs (after it, so no
+    // MPI rank waits for its commands while the reference runs).
+    runtime::GenerateOptions single = options;
+    single.session.num_groups = 1;
+    single.session.kernels = LoadKernels(loaded, args.kernels);
+    single.progress = nullptr;
+    runtime::GenerateResult reference =
+        runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts, single);
+    std::string diff = runtime::CompareGenerations(reference, result);
     if (!diff.empty()) {
       std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
       return 1;
