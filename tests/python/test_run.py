@@ -115,3 +115,24 @@ def test_shape_and_dtype_errors():
         pipesplit.run(mod, [w], {"x": np.zeros((2, 3), np.float32), "extra": w})
     with pytest.raises(TypeError):
         pipesplit.run(mod, [w], {"x": np.zeros((2, 3), dtype=np.complex64)})
+
+
+def test_build_and_run_tir_kernels(cli, tmp_path):
+    """pipesplit.build gives the library the CLI's `build` writes (same cache); a run of the
+    split module builds and loads it, float16 arrays in and out."""
+    from conftest import SOURCE_DIR  # pylint: disable=import-outside-toplevel
+    path = SOURCE_DIR / "tests" / "transform" / "golden" / "call_tir_tir_vars.input.py"
+    mod = pipesplit.parse(path.read_text(), path=str(path))
+    cache = tmp_path / "cache"
+    library = pipesplit.build(mod, cache_dir=cache)
+    assert library.endswith(".so") and pipesplit.build(mod, cache_dir=cache) == library
+    cli("build", path, "-o", tmp_path / "M.so", "--kernel-cache", cache, "--quiet")
+    assert (tmp_path / "M.so").read_bytes() == open(library, "rb").read()
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, (1, 5, 8)).astype(np.float16)
+    w0, w1 = (rng.uniform(-1, 1, 8).astype(np.float16) for _ in range(2))
+    result = pipesplit.verify_split(mod, [w0, w1], {"x": x}, groups=2, cache_dir=cache)
+    assert result.identical and result.num_stages == 2
+    (y,) = result.split
+    assert y.dtype == np.float16 and y.shape == (1, 5, 8)
+    np.testing.assert_array_equal(y, (x * w0) * w1)
