@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: generate a tiny Llama, split it into 2 pipeline
-# stages, run the split program on 2 worker groups, and verify it against the unsplit run;
-# then pipeline 8 micro-batches through 2 groups and draw the run (build/demo/*.svg; set
-# TIMELINE=FILE to write the SVG elsewhere, e.g. docs/pipeline_timeline.svg for the README);
+# stages (with the CLI, then the same from Python), run the split program on 2 worker groups,
+# and verify it against the unsplit run; then pipeline 8 micro-batches through 2 groups and
+# draw the run (build/demo/*.svg; set TIMELINE=FILE to write the SVG elsewhere, e.g.
+# docs/pipeline_timeline.svg for the README);
 # finally generate tokens from the model in MLC's serving form on 2 groups with 2 batches in
 # flight, verified against the unsplit model, and draw it (GENERATE_TIMELINE=FILE).
 set -euo pipefail
@@ -18,6 +19,16 @@ echo "== 2. split it: pipeline-parallel-rewrite, then verify; stage report =="
 "$PIPESPLIT" opt "$DIR/model.py" -p "pipeline-parallel-rewrite,verify" -o "$DIR/model.split.py" \
     --stage-report - --stage-report-format text
 echo "split module written to $DIR/model.split.py"
+if compgen -G "$(dirname "$PIPESPLIT")/python/pipesplit/_core*.so" >/dev/null; then
+  echo "the same from Python (README: From Python):"
+  PYTHONPATH="$(dirname "$0")/../python:$(dirname "$PIPESPLIT")/python" \
+    "${PYTHON:-/usr/bin/python3}" - "$DIR/model.py" <<'EOF'
+import sys, pipesplit
+mod = pipesplit.parse(open(sys.argv[1]).read(), path=sys.argv[1])
+split = pipesplit.transform.PipelineParallelRewrite()(mod)
+print(len(split.stages()), "stages:", ", ".join(split.stages()))
+EOF
+fi
 
 echo
 echo "== 3. run the split module on 2 groups (threads) =="
