@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pass.h"
@@ -20,6 +21,7 @@ Runner AddOptCommand(CLI::App& app) {
     std::string stage_report;
     std::string stage_report_format = "json";
     std::string stage_report_svg;
+    std::string param_names;
     std::optional<ir::Syntax> syntax;
   };
   auto args = std::make_shared<Args>();
@@ -37,6 +39,9 @@ Runner AddOptCommand(CLI::App& app) {
       ->check(CLI::IsMember({"json", "text"}));
   cmd->add_option("--stage-report-svg", args->stage_report_svg,
                   "write an SVG bar chart of the auto-pipeline-stages partition");
+  cmd->add_option("--param-names", args->param_names,
+                  "safetensors file whose __metadata__[\"packed_params\"] names the weights in the "
+                  "stage report's mlc object (default: packed_params indices)");
   AddSyntaxOption(cmd, &args->syntax);
   return [args] {
     auto pipeline = transform::ParsePipeline(args->pipeline, "--passes");
@@ -61,9 +66,20 @@ Runner AddOptCommand(CLI::App& app) {
       const auto* set = ctx.Get<std::vector<transform::StagePlan>>();
       const std::vector<transform::StagePlan>& plans = set != nullptr ? *set : none;
       const auto* partition = ctx.Get<analysis::PartitionResult>();
+      // MLC's layer_partition and per-parameter stages, when something was split.
+      std::optional<transform::MlcPartitionOrError> mlc;
+      if (!plans.empty()) {
+        std::vector<std::string> names;
+        if (!args->param_names.empty()) {
+          runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->param_names));
+          for (int64_t i = 0; i < weights.size(); ++i) names.push_back(weights.Name(i));
+        }
+        mlc = transform::TryComputeMlcPartition(out, plans, names);
+      }
+      const transform::MlcPartitionOrError* mlc_ptr = mlc ? &*mlc : nullptr;
       WriteOutput(args->stage_report, args->stage_report_format == "text"
-                                          ? transform::StageReportText(plans, partition)
-                                          : transform::StageReportJson(plans, partition));
+                                          ? transform::StageReportText(plans, partition, mlc_ptr)
+                                          : transform::StageReportJson(plans, partition, mlc_ptr));
     }
     if (!args->stage_report_svg.empty()) {
       WriteOutput(args->stage_report_svg,

@@ -133,16 +133,22 @@ std::string BytesOf(const ir::StructInfo& sinfo) {
 }
 
 std::string StageReportJson(const std::vector<StagePlan>& plans,
-                            const analysis::PartitionResult* partition) {
+                            const analysis::PartitionResult* partition,
+                            const MlcPartitionOrError* mlc) {
   ordered_json root;
   root["functions"] = ordered_json::array();
   for (const StagePlan& plan : plans) root["functions"].push_back(PlanJson(plan));
   if (partition != nullptr) root["partition"] = PartitionJson(*partition);
+  if (mlc != nullptr) {
+    root["mlc"] = mlc->partition ? MlcPartitionJson(*mlc->partition)
+                                 : ordered_json::object({{"error", mlc->error}});
+  }
   return root.dump(2) + "\n";
 }
 
 std::string StageReportText(const std::vector<StagePlan>& plans,
-                            const analysis::PartitionResult* partition) {
+                            const analysis::PartitionResult* partition,
+                            const MlcPartitionOrError* mlc) {
   std::string out = partition != nullptr ? PartitionText(*partition) : std::string();
   for (const StagePlan& plan : plans) {
     ordered_json f = PlanJson(plan);
@@ -169,6 +175,10 @@ std::string StageReportText(const std::vector<StagePlan>& plans,
                            r["forwarded"].get<bool>() ? " forwarded" : "");
       }
     }
+  }
+  if (mlc != nullptr) {
+    out += mlc->partition ? MlcPartitionText(*mlc->partition)
+                          : "mlc partition: error: " + mlc->error + "\n";
   }
   return out;
 }
