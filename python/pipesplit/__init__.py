@@ -31,7 +31,7 @@ except ImportError as error:  # pragma: no cover
 from pipesplit.errors import (Diagnostic, DiagnosticError, Error, InternalError,
                               RuntimeError)  # pylint: disable=redefined-builtin
 
-__all__ = ["Module", "parse", "check", "build", "run", "verify_split", "read_safetensors",
+__all__ = ["Module", "parse", "check", "mlc_partition", "build", "run", "verify_split", "read_safetensors",
            "VerifyResult", "Error", "DiagnosticError", "RuntimeError", "InternalError",
            "Diagnostic", "transform"]
 
@@ -275,3 +275,19 @@ def verify_split(module: Module, params: Any, inputs: Any, groups: Optional[int]
 
 
 from pipesplit import transform  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def mlc_partition(module: Module, param_names: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """What MLC-LLM's loader and KV cache need of `module` (stage markers in place) once the
+    pipeline-parallel rewrite splits it, taken from the split itself (so no weight is placed on
+    a stage that does not read it, unlike MLC's floor(L/S) tags):
+
+        {"pipeline_parallel_stages": S, "layer_partition": [0, ..., L],
+         "param_stages": {name or index: [stages]}, "params": [{"index", "name", "stages"}]}
+
+    param_names names packed_params field i at position i (MLC's named_parameters order);
+    the same object as the "mlc" entry of `pipesplit opt --stage-report` (with --param-names).
+    """
+    import json  # pylint: disable=import-outside-toplevel
+
+    return json.loads(_core.mlc_partition(module._handle, list(param_names or [])))

@@ -16,7 +16,9 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/script/syntax.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/transform/mlc_partition.h"
 #include "pipesplit/transform/pass.h"
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/python/core.h"
 
 namespace pipesplit::python {
@@ -98,6 +100,16 @@ std::string Build(const ir::IRModule& mod, const std::string& cache_dir, bool ch
   return codegen::BuildKernelLibrary(mod, options);
 }
 
+// The partition MLC-LLM's loader and KV cache consume (transform/mlc_partition.h) of `mod`, a
+// module with stage markers, as split by the pipeline-parallel rewrite: JSON text.
+std::string MlcPartition(const ir::IRModule& mod, const std::vector<std::string>& param_names) {
+  py::gil_scoped_release release;
+  std::vector<transform::StagePlan> plans;
+  ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
+  return transform::MlcPartitionJson(transform::ComputeMlcPartition(split, plans, param_names))
+      .dump();
+}
+
 }  // namespace
 
 void BindCompiler(py::module_& m) {
@@ -118,6 +130,7 @@ void BindCompiler(py::module_& m) {
   m.def("check_pipeline", &CheckPipeline, py::arg("pipeline"));
   m.def("passes", &Passes);
   m.def("check", &Check, py::arg("module"));
+  m.def("mlc_partition", &MlcPartition, py::arg("module"), py::arg("param_names"));
   m.def("build", &Build, py::arg("module"), py::arg("cache_dir"), py::arg("check_bounds"),
         py::arg("jobs"));
 }
