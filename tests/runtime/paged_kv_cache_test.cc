@@ -20,23 +20,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// h_q = 4, h_kv = 2 (GQA groups of 2), d = 8, two layers, `pages` pages of 16 tokens.
-PagedKvCacheConfig SmallConfig(int64_t pages = 12) {
-  PagedKvCacheConfig c;
-  c.page_size = 16;
-  c.num_pages = pages;
-  c.num_layers = 2;
-  c.layer_begin = 0;
-  c.layer_end = 2;
-  c.num_qo_heads = 4;
-  c.num_kv_heads = 2;
-  c.head_dim = 8;
-  c.rope_mode = RopeMode::kNormal;
-  c.rope_scale = 1;
-  c.rope_theta = 10000;
-  c.dtype = DataType::Float(32);
-  return c;
-}
+using testing::SmallConfig;
 
 class PagedKvCacheTest : public ::testing::Test {
  protected:

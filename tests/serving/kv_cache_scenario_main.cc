@@ -21,30 +21,12 @@
 
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
 #include "pipesplit/runtime/tensor/tensor.h"
+#include "tests/runtime/paged_kv_reference.h"
 
 namespace pipesplit::runtime {
 namespace {
 
 using Json = nlohmann::json;
-
-// h_q = 4, h_kv = 2 (GQA groups of 2), d = 8, two layers (global ids 0 and 1), float32, RoPE
-// (theta 10000, scale 1) and `pages` pages of 16 tokens.
-PagedKvCacheConfig ScenarioConfig(int64_t pages) {
-  PagedKvCacheConfig c;
-  c.page_size = 16;
-  c.num_pages = pages;
-  c.num_layers = 2;
-  c.layer_begin = 0;
-  c.layer_end = 2;
-  c.num_qo_heads = 4;
-  c.num_kv_heads = 2;
-  c.head_dim = 8;
-  c.rope_mode = RopeMode::kNormal;
-  c.rope_scale = 1;
-  c.rope_theta = 10000;
-  c.dtype = DataType::Float(32);
-  return c;
-}
 
 // Thrown when the cache's bookkeeping differs from what the scenario expects.
 class ScenarioError : public std::runtime_error {
@@ -159,7 +141,7 @@ class Recorder {
 Json RunScenario() {
   std::mt19937 rng(20261205);
   Json ops = Json::array();
-  const PagedKvCacheConfig main_config = ScenarioConfig(16);
+  const PagedKvCacheConfig main_config = testing::SmallConfig(16);
   Recorder main("main", main_config, &rng, &ops);
 
   // Prefill of 3 sequences in one forward (20 tokens: longer than a page), not in id order.
@@ -193,7 +175,7 @@ Json RunScenario() {
 
   // A tiny cache of 2 pages: 20 tokens of sequence 0 fill both; a decode of 0 (fits in its
   // second page) with 1 (needs a page) in one forward finds the cache full and changes nothing.
-  Recorder tiny("tiny", ScenarioConfig(2), &rng, &ops);
+  Recorder tiny("tiny", testing::SmallConfig(2), &rng, &ops);
   tiny.Add(0);
   tiny.Forward({0}, {20});
   tiny.Add(1);

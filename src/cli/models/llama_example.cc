@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
@@ -179,17 +180,18 @@ class Builder {
 
 }  // namespace
 
+void CheckModelSizes(const LlamaConfig& c) {
+  const std::pair<int, const char*> sizes[] = {{c.layers, "--layers"}, {c.hidden, "--hidden"},
+                                               {c.heads, "--heads"},   {c.ffn, "--ffn"},
+                                               {c.vocab, "--vocab"},   {c.stages, "--stages"}};
+  for (const auto& [value, flag] : sizes) {
+    if (value < 1) throw std::invalid_argument(std::string(flag) + " must be at least 1");
+  }
+}
+
 LlamaExample GenerateLlamaExample(const LlamaConfig& c) {
-  auto positive = [](int v, const char* what) {
-    if (v < 1) throw std::invalid_argument(std::string(what) + " must be at least 1");
-  };
-  positive(c.layers, "--layers");
-  positive(c.hidden, "--hidden");
-  positive(c.heads, "--heads");
-  positive(c.ffn, "--ffn");
-  positive(c.vocab, "--vocab");
-  positive(c.seq, "--seq");
-  positive(c.stages, "--stages");
+  CheckModelSizes(c);
+  if (c.seq < 1) throw std::invalid_argument("--seq must be at least 1");
   if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0) {
     throw std::invalid_argument("--hidden must be a multiple of 2 * --heads");
   }

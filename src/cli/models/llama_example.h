@@ -32,6 +32,10 @@ struct LlamaExample {
   runtime::SafetensorsMetadata weight_metadata;  // __metadata__["packed_params"]
 };
 
+// Throws std::invalid_argument (lowercase, naming the flag) when one of the model sizes both
+// generators take (layers, hidden, heads, ffn, vocab, stages) is below 1.
+void CheckModelSizes(const LlamaConfig& config);
+
 // Throws std::invalid_argument with a lowercase message for impossible configurations.
 LlamaExample GenerateLlamaExample(const LlamaConfig& config);
 

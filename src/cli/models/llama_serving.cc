@@ -298,17 +298,9 @@ std::vector<int64_t> ServingLayerPartition(int layers, int stages) {
 }
 
 LlamaServingExample GenerateLlamaServing(const LlamaConfig& c, const ServingRequests& r) {
-  auto positive = [](int v, const char* what) {
-    if (v < 1) throw std::invalid_argument(std::string(what) + " must be at least 1");
-  };
-  positive(c.layers, "--layers");
-  positive(c.hidden, "--hidden");
-  positive(c.heads, "--heads");
-  positive(c.ffn, "--ffn");
-  positive(c.vocab, "--vocab");
-  positive(c.stages, "--stages");
-  positive(r.requests, "--requests");
-  positive(r.prompt_len, "--prompt-len");
+  CheckModelSizes(c);
+  if (r.requests < 1) throw std::invalid_argument("--requests must be at least 1");
+  if (r.prompt_len < 1) throw std::invalid_argument("--prompt-len must be at least 1");
   if (c.kv_heads < 0) throw std::invalid_argument("--kv-heads must be at least 1");
   const int kv_heads = c.kv_heads > 0 ? c.kv_heads : (c.heads % 2 == 0 ? c.heads / 2 : c.heads);
   if (c.heads % kv_heads != 0) {
