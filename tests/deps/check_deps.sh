@@ -54,7 +54,9 @@ files=$( {
   if [[ -f "$build/build.ninja" ]]; then
     ninja -C "$build" -t deps 2>/dev/null | sed -n 's/^ \+\(\/usr\/.*\)$/\1/p'
   else
-    find "$build" -name '*.o.d' -exec grep -ho '/usr/[^ :\\]*' {} +
+    # Only CMake's objects: tests that compile kernels write and delete .o.d files of their
+    # own under the build folder while this runs beside them.
+    find "$build" -path '*/CMakeFiles/*' -name '*.o.d' -exec grep -ho '/usr/[^ :\\]*' {} +
   fi
   for t in "${tools[@]}"; do ldd "$t" | awk '$3 ~ /^\// {print $3}'; done
 } | sort -u)
