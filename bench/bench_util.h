@@ -18,7 +18,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 
 extern char** environ;
 

@@ -25,8 +25,8 @@
 #include "pipesplit/support/thread_pool.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "src/cli/models/llama_example.h"
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit {
 namespace {
@@ -40,11 +40,11 @@ const std::string& LoweredText(int layers) {
   static std::map<int, std::string> cache;
   auto it = cache.find(layers);
   if (it != cache.end()) return it->second;
-  models::LoweredLlamaConfig config;
+  models::SyntheticLlamaConfig config;
   config.layers = layers;
   config.stages = 8;
   config.with_decode = false;
-  return cache[layers] = models::GenerateLoweredLlama(config);
+  return cache[layers] = models::GenerateSyntheticLlama(config);
 }
 
 const std::string& CorpusText() {

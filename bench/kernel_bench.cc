@@ -28,7 +28,7 @@
 #include "pipesplit/runtime/tensor/half.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 #include "src/runtime/kernels/blas.h"
 
 namespace pipesplit {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """NumPy + OpenBLAS reference for the single-group forward of the example Llama.
 
-The same math as the module `pipesplit example llama` generates (src/cli/models/llama_example.cc)
+The same math as the module `pipesplit example llama` generates (src/models/llama.cc)
 and BM_ForwardSingleGroup/1 runs (bench/runtime_bench.cc): 8 layers, hidden 512, 8 heads,
 ffn 2048, vocab 1024, seq 128, float32, op for op (rms_norm, matmul, reshape, permute_dims,
 strided_slice, negative, concat, multiply, add, softmax, silu). Weights are random (only the

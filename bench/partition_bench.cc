@@ -8,7 +8,7 @@
 #include "pipesplit/analysis/auto_partition.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit {
 namespace {
@@ -17,10 +17,10 @@ const ir::IRModule& Unmarked(int layers) {
   static std::map<int, ir::IRModule> cache;
   auto it = cache.find(layers);
   if (it != cache.end()) return it->second;
-  models::LoweredLlamaConfig config;
+  models::SyntheticLlamaConfig config;
   config.layers = layers;
   config.stages = 1;  // no markers
-  return cache[layers] = script::ParseModule(models::GenerateLoweredLlama(config), "unmarked.py");
+  return cache[layers] = script::ParseModule(models::GenerateSyntheticLlama(config), "unmarked.py");
 }
 
 void RunPass(benchmark::State& state, const std::string& options) {

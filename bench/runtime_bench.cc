@@ -14,7 +14,7 @@
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 
 namespace pipesplit {
 namespace {

@@ -17,7 +17,7 @@ echo "== 1. generate a tiny Llama (4 layers, 2 stage markers' worth of stages) =
 echo
 echo "== 2. split it: pipeline-parallel-rewrite, then verify; stage report =="
 "$PIPESPLIT" opt "$DIR/model.py" -p "pipeline-parallel-rewrite,verify" -o "$DIR/model.split.py" \
-    --stage-report - --stage-report-format text
+    --stage-report - --stage-report-format text --param-names "$DIR/params.safetensors"
 echo "split module written to $DIR/model.split.py"
 if compgen -G "$(dirname "$PIPESPLIT")/python/pipesplit/_core*.so" >/dev/null; then
   echo "the same from Python (README: From Python):"

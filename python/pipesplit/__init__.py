@@ -31,9 +31,10 @@ except ImportError as error:  # pragma: no cover
 from pipesplit.errors import (Diagnostic, DiagnosticError, Error, InternalError,
                               RuntimeError)  # pylint: disable=redefined-builtin
 
-__all__ = ["Module", "parse", "check", "mlc_partition", "build", "run", "verify_split", "read_safetensors",
-           "VerifyResult", "Error", "DiagnosticError", "RuntimeError", "InternalError",
-           "Diagnostic", "transform"]
+__all__ = ["Module", "parse", "check", "mlc_partition", "build", "run", "verify_split",
+           "generate", "Generation", "read_safetensors", "VerifyResult", "Error",
+           "DiagnosticError", "RuntimeError", "InternalError", "Diagnostic", "transform",
+           "models"]
 
 
 class Module:
@@ -274,7 +275,63 @@ def verify_split(module: Module, params: Any, inputs: Any, groups: Optional[int]
                         staged, max(1, len(split.stages(entry))))
 
 
+class Generation(NamedTuple):
+    """What generate produced: per request its tokens (and, with keep_logits, a float32 array
+    of the logits each token was sampled from, steps x vocab), and the run's statistics."""
+
+    tokens: List[List[int]]
+    logits: Optional[List[Any]]
+    first_token_seconds: List[float]
+    seconds: float
+    prefill_steps: int
+    decode_steps: int
+    decode_tokens: int
+    decode_seconds: float
+    groups: int
+
+
+def generate(module: Module, params: Any, prompts: Sequence[Sequence[int]],
+             max_new_tokens: int = 16, groups: Optional[int] = None, *,
+             batches_in_flight: int = 1, max_batch_size: Optional[int] = None,
+             temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
+             threads_per_group: int = 1, timeout: float = 60.0,
+             cache_dir: Optional[str] = None, check_bounds: bool = False,
+             keep_logits: bool = False) -> Generation:
+    """`pipesplit generate` from Python: generates up to max_new_tokens tokens for each prompt
+    (a list of token ids) from a module in MLC's serving form (embed, batch_prefill,
+    batch_decode, create_paged_kv_cache) on worker groups of threads.
+
+    params: packed_params as a safetensors path, a list of arrays or a dict named param_<i>.
+    groups defaults to the module's stages; an unsplit module with stage markers is split by
+    the pipeline-parallel rewrite (and verified) when run on more than one group. Greedy at
+    temperature 0; otherwise temperature and top-p sampling seeded by (seed, request, step).
+    """
+    from pipesplit import transform as _transform  # pylint: disable=import-outside-toplevel
+    if groups is not None and groups > 1 and not module.stages("batch_decode"):
+        module = _transform.Sequential([_transform.PipelineParallelRewrite(),
+                                        _transform.Verify()])(module)
+    options = _core.GenerateOptions()
+    options.groups = groups or 0
+    options.batches_in_flight = batches_in_flight
+    options.max_new_tokens = max_new_tokens
+    options.max_batch_size = max_batch_size or 0
+    options.temperature = float(temperature)
+    options.top_p = float(top_p)
+    options.seed = seed
+    options.threads_per_group = threads_per_group
+    options.timeout = float(timeout)
+    options.cache_dir = os.fspath(cache_dir) if cache_dir else ""
+    options.check_bounds = check_bounds
+    options.keep_logits = keep_logits
+    ids = [[int(t) for t in p] for p in prompts]
+    out = _core.generate(module._handle, _weights(params), ids, options)
+    return Generation(out["tokens"], out.get("logits"), out["first_token_seconds"],
+                      out["seconds"], out["prefill_steps"], out["decode_steps"],
+                      out["decode_tokens"], out["decode_seconds"], out["groups"])
+
+
 from pipesplit import transform  # noqa: E402  pylint: disable=wrong-import-position
+from pipesplit import models  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def mlc_partition(module: Module, param_names: Optional[Sequence[str]] = None) -> Dict[str, Any]:

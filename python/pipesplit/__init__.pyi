@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Uni
 import numpy as np
 import numpy.typing as npt
 
-from pipesplit import _core, transform as transform
+from pipesplit import _core, models as models, transform as transform
 from pipesplit.errors import (Diagnostic as Diagnostic, DiagnosticError as DiagnosticError,
                               Error as Error, InternalError as InternalError,
                               RuntimeError as RuntimeError)
@@ -55,3 +55,22 @@ class VerifyResult(NamedTuple):
 def verify_split(module: Module, params: _Params, inputs: _Inputs, groups: Optional[int] = ...,
                  microbatches: Optional[int] = ..., entry: str = ...,
                  **run_options: Any) -> VerifyResult: ...
+
+class Generation(NamedTuple):
+    tokens: List[List[int]]
+    logits: Optional[List[np.ndarray]]
+    first_token_seconds: List[float]
+    seconds: float
+    prefill_steps: int
+    decode_steps: int
+    decode_tokens: int
+    decode_seconds: float
+    groups: int
+
+def generate(module: Module, params: _Params, prompts: Sequence[Sequence[int]],
+             max_new_tokens: int = ..., groups: Optional[int] = ..., *,
+             batches_in_flight: int = ..., max_batch_size: Optional[int] = ...,
+             temperature: float = ..., top_p: float = ..., seed: int = ...,
+             threads_per_group: int = ..., timeout: float = ...,
+             cache_dir: Optional[_Path] = ..., check_bounds: bool = ...,
+             keep_logits: bool = ...) -> Generation: ...

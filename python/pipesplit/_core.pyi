@@ -32,3 +32,42 @@ def run(module: Module, params: Union[str, Sequence[Any]], microbatches: Sequenc
         options: RunOptions) -> List[List[Any]]: ...
 def read_safetensors(path: str) -> Dict[str, Any]: ...
 def entry_layout(module: Module, entry: str) -> Dict[str, Any]: ...
+def write_safetensors(path: str, tensors: List[Tuple[str, Any]],
+                      metadata: List[Tuple[str, str]]) -> None: ...
+
+class GenerateOptions:
+    groups: int
+    batches_in_flight: int
+    max_new_tokens: int
+    max_batch_size: int
+    temperature: float
+    top_p: float
+    seed: int
+    threads_per_group: int
+    timeout: float
+    cache_dir: str
+    check_bounds: bool
+    keep_logits: bool
+    def __init__(self) -> None: ...
+
+def generate(module: Module, params: Union[str, Sequence[Any]], prompts: List[List[int]],
+             options: GenerateOptions) -> Dict[str, Any]: ...
+
+class LlamaConfig:
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    ffn: int
+    vocab: int
+    seq: int
+    stages: int
+    seed: int
+    def __init__(self) -> None: ...
+
+class ServingRequests:
+    requests: int
+    prompt_len: int
+    def __init__(self) -> None: ...
+
+def llama(config: LlamaConfig, form: str, requests: ServingRequests) -> Dict[str, Any]: ...

@@ -1,6 +1,6 @@
-// pipesplit example llama / llama-lowered: generate example programs (the lowered one is the
-// high-level one after the legalize-ops pass); --serving: the model in MLC's serving form
-// (llama_serving.h) with prompts.json instead of inputs.safetensors.
+// pipesplit example llama / llama-lowered: write the example models of the models layer
+// (models/llama_model.h) to a folder: model.py, params.safetensors and inputs.safetensors, or
+// with --serving the model in MLC's serving form with prompts.json instead of inputs.
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -8,14 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/models/llama_model.h"
 #include "pipesplit/runtime/io/safetensors.h"
-#include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
-#include "pipesplit/transform/pass.h"
 #include "src/cli/cli_common.h"
-#include "src/cli/models/llama_example.h"
-#include "src/cli/models/llama_serving.h"
 
 namespace pipesplit::cli {
 namespace {
@@ -55,17 +52,6 @@ void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
   o->app = cmd;
 }
 
-// Parses the generated module (canonical TVMScript, as TVM would print it), legalized when
-// `lowered`.
-ir::IRModule ParseGenerated(const std::string& text, bool lowered) {
-  ir::IRModule mod = script::ParseModule(text, "<generated llama>");
-  if (lowered) {
-    transform::PassContext ctx;
-    mod = transform::ParsePipeline("legalize-ops")->Run(mod, ctx);
-  }
-  return mod;
-}
-
 std::filesystem::path MakeOutputDir(const std::string& path) {
   std::filesystem::path dir(path);
   std::error_code ec;
@@ -74,20 +60,21 @@ std::filesystem::path MakeOutputDir(const std::string& path) {
   return dir;
 }
 
-// A generator's result; its std::invalid_argument (an impossible configuration) as an error.
-template <typename Generate>
-auto Generated(Generate generate) -> decltype(generate()) {
+// The model in its form; an impossible configuration (std::invalid_argument) is an error.
+models::LlamaModel Build(const ExampleOptions& o, bool lowered) {
+  models::LlamaForm form =
+      o.serving ? (lowered ? models::LlamaForm::kServingLowered : models::LlamaForm::kServing)
+                : (lowered ? models::LlamaForm::kLowered : models::LlamaForm::kHigh);
   try {
-    return generate();
+    return models::BuildLlama(o.config, form, o.requests);
   } catch (const std::invalid_argument& e) {
     ThrowError({}, e.what());
   }
 }
 
-// Makes the output folder and writes `text` there as model.py, canonical (legalized when
-// `lowered`, its TIR blocks spelled as asked).
-std::filesystem::path WriteModel(const ExampleOptions& o, const std::string& text, bool lowered) {
-  ir::IRModule mod = ParseGenerated(text, lowered);
+// Makes the output folder and writes the module there as model.py, its TIR blocks spelled as
+// asked.
+std::filesystem::path WriteModel(const ExampleOptions& o, const ir::IRModule& mod) {
   std::filesystem::path dir = MakeOutputDir(o.dir);
   script::PrintOptions print;
   print.tir_syntax = o.tir_syntax;
@@ -102,16 +89,15 @@ int WriteServing(const ExampleOptions& o, bool lowered) {
       ThrowError({}, std::string(other) + " does not apply to --serving");
     }
   }
-  models::LlamaServingExample example =
-      Generated([&] { return models::GenerateLlamaServing(o.config, o.requests); });
-  std::filesystem::path dir = WriteModel(o, example.module_text, lowered);
+  models::LlamaModel model = Build(o, lowered);
+  std::filesystem::path dir = WriteModel(o, model.module);
   if (!o.module_only) {
-    runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
-                              example.weight_metadata);
-    WriteOutput((dir / "prompts.json").string(), example.prompts_json);
+    runtime::WriteSafetensors((dir / "params.safetensors").string(), model.weights,
+                              model.weight_metadata);
+    WriteOutput((dir / "prompts.json").string(), model.prompts_json);
   }
   std::printf("wrote %s/model.py (serving, %d layers, %d stages, %d kv heads)%s\n",
-              dir.string().c_str(), o.config.layers, o.config.stages, example.kv_heads,
+              dir.string().c_str(), o.config.layers, o.config.stages, model.kv_heads,
               o.module_only ? "" : ", params.safetensors, prompts.json");
   return 0;
 }
@@ -124,33 +110,26 @@ int WriteLlama(const ExampleOptions& o, bool lowered) {
       ThrowError({}, std::string(serving_only) + " needs --serving");
     }
   }
-  models::LlamaExample example = Generated([&] { return models::GenerateLlamaExample(o.config); });
-  std::filesystem::path dir = WriteModel(o, example.module_text, lowered);
+  models::LlamaModel model = Build(o, lowered);
+  std::filesystem::path dir = WriteModel(o, model.module);
   if (o.module_only) {
     std::printf("wrote %s/model.py (%d layers, %d stages)\n", dir.string().c_str(), o.config.layers,
                 o.config.stages);
     return 0;
   }
-  runtime::WriteSafetensors((dir / "params.safetensors").string(), example.weights,
-                            example.weight_metadata);
-  runtime::WriteSafetensors((dir / "inputs.safetensors").string(), example.inputs);
+  runtime::WriteSafetensors((dir / "params.safetensors").string(), model.weights,
+                            model.weight_metadata);
+  runtime::WriteSafetensors((dir / "inputs.safetensors").string(), model.inputs);
   if (o.microbatches > 0) {
-    std::vector<runtime::NamedTensor> requests;
-    for (int k = 0; k < o.microbatches; ++k) {
-      models::LlamaConfig config = o.config;
-      config.seed = o.config.seed + static_cast<uint64_t>(k);
-      for (auto& [name, t] : models::GenerateLlamaExample(config).inputs) {
-        requests.emplace_back(name + "." + std::to_string(k), t);
-      }
-    }
-    runtime::WriteSafetensors((dir / "microbatches.safetensors").string(), requests);
+    runtime::WriteSafetensors((dir / "microbatches.safetensors").string(),
+                              models::LlamaMicrobatches(o.config, o.microbatches));
   }
   int64_t bytes = 0;
-  for (const auto& [name, t] : example.weights) bytes += t.nbytes();
+  for (const auto& [name, t] : model.weights) bytes += t.nbytes();
   std::printf(
       "wrote %s/model.py (%d layers, %d stages), params.safetensors (%zu tensors, %lld "
       "bytes), inputs.safetensors\n",
-      dir.string().c_str(), o.config.layers, o.config.stages, example.weights.size(),
+      dir.string().c_str(), o.config.layers, o.config.stages, model.weights.size(),
       static_cast<long long>(bytes));
   return 0;
 }

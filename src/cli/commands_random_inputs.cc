@@ -6,7 +6,7 @@
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
-#include "src/cli/models/random_inputs.h"
+#include "pipesplit/models/random_inputs.h"
 
 namespace pipesplit::cli {
 

@@ -4,8 +4,42 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "src/cli/cli_common.h"
+
+namespace {
+
+// The error for a command line naming a subcommand that does not exist, or an empty string.
+// Walks the subcommands named on the line: at a command that has subcommands, the next word that
+// is not an option must name one of them (the commands with subcommands take no positional
+// arguments), so `pipesplit frobnicate --help` is this error too, not the main help.
+std::string UnknownSubcommandError(const CLI::App& app, int argc, char** argv) {
+  const CLI::App* at = &app;
+  std::string path;  // the subcommands named so far
+  for (int i = 1; i < argc; ++i) {
+    std::vector<const CLI::App*> subs = at->get_subcommands([](const CLI::App*) { return true; });
+    if (subs.empty()) return {};
+    std::string word = argv[i];
+    if (word.empty() || word[0] == '-') return {};
+    const CLI::App* next = nullptr;
+    std::string names;
+    for (const CLI::App* sub : subs) {
+      if (sub->check_name(word)) next = sub;
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (next == nullptr) {
+      return "unknown subcommand '" + word + "'" + (path.empty() ? "" : " of '" + path + "'") +
+             " (subcommands: " + names + ")";
+    }
+    at = next;
+    path += (path.empty() ? "" : " ") + next->get_name();
+  }
+  return {};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace pipesplit;
@@ -29,6 +63,10 @@ int main(int argc, char** argv) {
   add(cli::AddGenerateCommand);
   add(cli::AddExampleCommand);
 
+  if (std::string unknown = UnknownSubcommandError(app, argc, argv); !unknown.empty()) {
+    std::fprintf(stderr, "error: %s\nrun with --help for usage\n", unknown.c_str());
+    return 1;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -8,4 +8,6 @@ PYBIND11_MODULE(_core, m) {
   pipesplit::python::RegisterErrorTranslator();
   pipesplit::python::BindCompiler(m);
   pipesplit::python::BindRuntime(m);
+  pipesplit::python::BindGenerate(m);
+  pipesplit::python::BindModels(m);
 }

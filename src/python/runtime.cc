@@ -54,8 +54,8 @@ DataType TensorDType(const py::array& array) {
   return *dtype;
 }
 
-// A tensor viewing `object`'s buffer, which must be a C-contiguous aligned array (the Python
-// layer makes one otherwise).
+}  // namespace
+
 runtime::Tensor TensorView(const py::handle& object, const std::string& what) {
   if (!py::isinstance<py::array>(object)) throw py::type_error(what + ": expected an array");
   py::array array = py::reinterpret_borrow<py::array>(object);
@@ -68,7 +68,6 @@ runtime::Tensor TensorView(const py::handle& object, const std::string& what) {
   return runtime::Tensor::View(dtype, std::move(shape), data, KeepAlive(array));
 }
 
-// A read-only array viewing `tensor`'s buffer; its base owns the storage.
 py::array ArrayView(const runtime::Tensor& tensor) {
   DataType dtype = tensor.dtype();
   if (dtype.code() == DataType::Code::kBFloat || (dtype.bits() == 8 && dtype.is_float())) {
@@ -82,6 +81,32 @@ py::array ArrayView(const runtime::Tensor& tensor) {
   array.attr("flags").attr("writeable") = false;
   return array;
 }
+
+std::unique_ptr<runtime::WeightSource> Weights(const py::object& params) {
+  if (py::isinstance<py::str>(params)) {
+    return std::make_unique<runtime::SafetensorsWeights>(
+        runtime::SafetensorsFile::Open(params.cast<std::string>()));
+  }
+  std::vector<runtime::Tensor> tensors;
+  for (py::handle item : params) {
+    tensors.push_back(TensorView(item, "packed_params field " + std::to_string(tensors.size())));
+  }
+  return std::make_unique<runtime::InMemoryWeights>(std::move(tensors));
+}
+
+std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
+                                                          const std::string& cache_dir,
+                                                          bool check_bounds) {
+  bool has_kernels = std::any_of(mod.members().begin(), mod.members().end(),
+                                 [](const auto& m) { return ir::Is<ir::PrimFuncNode>(m.func); });
+  if (!has_kernels) return nullptr;
+  codegen::BuildOptions build;
+  build.cache_dir = cache_dir;
+  build.check_bounds = check_bounds;
+  return runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, build));
+}
+
+namespace {
 
 // The inputs of one micro-batch: an array per tensor parameter, a tuple of ints per shape one.
 std::vector<runtime::Value> Inputs(const py::list& items, int microbatch) {
@@ -97,19 +122,6 @@ std::vector<runtime::Value> Inputs(const py::list& items, int microbatch) {
     }
   }
   return values;
-}
-
-// Weights from a safetensors file (a path) or from arrays (field i: the i-th array).
-std::unique_ptr<runtime::WeightSource> Weights(const py::object& params) {
-  if (py::isinstance<py::str>(params)) {
-    return std::make_unique<runtime::SafetensorsWeights>(
-        runtime::SafetensorsFile::Open(params.cast<std::string>()));
-  }
-  std::vector<runtime::Tensor> tensors;
-  for (py::handle item : params) {
-    tensors.push_back(TensorView(item, "packed_params field " + std::to_string(tensors.size())));
-  }
-  return std::make_unique<runtime::InMemoryWeights>(std::move(tensors));
 }
 
 struct RunOptions {
@@ -136,14 +148,7 @@ runtime::SessionOptions Session(const ir::IRModule& mod, const RunOptions& run,
   options.num_groups = shape.num_groups;
   options.group_size = shape.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(run.timeout * 1000));
-  bool has_kernels = std::any_of(mod.members().begin(), mod.members().end(),
-                                 [](const auto& m) { return ir::Is<ir::PrimFuncNode>(m.func); });
-  if (has_kernels) {
-    codegen::BuildOptions build;
-    build.cache_dir = run.cache_dir;
-    build.check_bounds = run.check_bounds;
-    options.kernels = runtime::KernelLibrary::Load(codegen::BuildKernelLibrary(mod, build));
-  }
+  options.kernels = LoadKernels(mod, run.cache_dir, run.check_bounds);
   options.num_microbatches = microbatches;
   options.max_in_flight = run.max_in_flight;
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -194,6 +199,19 @@ py::dict ReadSafetensors(const std::string& path) {
   return tensors;
 }
 
+// Writes `tensors` ((name, array) pairs, in order) and the __metadata__ entries to `path`.
+void WriteSafetensorsFile(const std::string& path, const py::list& tensors,
+                          const runtime::SafetensorsMetadata& metadata) {
+  std::vector<runtime::NamedTensor> named;
+  for (py::handle item : tensors) {
+    auto pair = item.cast<py::tuple>();
+    std::string name = pair[0].cast<std::string>();
+    named.emplace_back(name, TensorView(pair[1], "tensor '" + name + "'"));
+  }
+  py::gil_scoped_release release;
+  runtime::WriteSafetensors(path, named, metadata);
+}
+
 // {"inputs": [(name, is_shape)], "packed_params": bool, "stages": [stage function]} of
 // `entry` (stages empty when the module is not split).
 py::dict EntryLayout(const ir::IRModule& mod, const std::string& entry) {
@@ -227,6 +245,8 @@ void BindRuntime(py::module_& m) {
   m.def("run", &Run, py::arg("module"), py::arg("params"), py::arg("microbatches"),
         py::arg("options"));
   m.def("read_safetensors", &ReadSafetensors, py::arg("path"));
+  m.def("write_safetensors", &WriteSafetensorsFile, py::arg("path"), py::arg("tensors"),
+        py::arg("metadata"));
   m.def("entry_layout", &EntryLayout, py::arg("module"), py::arg("entry"));
 }
 

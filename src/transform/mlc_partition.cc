@@ -131,6 +131,24 @@ std::vector<Evidence> KvCacheLayers(const ir::FunctionNode& func) {
   return finder.found;
 }
 
+// Whether any function of `mod` calls a KV-cache builtin (other than the cache's creation).
+bool CallsKvCache(const ir::IRModule& mod) {
+  struct Finder : ir::ExprVisitor {
+    bool found = false;
+    void VisitExpr_(const ir::CallNode& call) override {
+      std::vector<ir::Expr> args;
+      const ir::ExternFuncNode* callee = PackedArgs(call, &args);
+      if (callee != nullptr && IsKvCacheCall(*callee)) found = true;
+      if (!found) ExprVisitor::VisitExpr_(call);
+    }
+  } finder;
+  for (const auto& member : mod.members()) {
+    if (const auto* func = ir::As<ir::FunctionNode>(member.func)) finder.VisitExpr(func->body());
+    if (finder.found) return true;
+  }
+  return false;
+}
+
 int64_t NumParams(const std::vector<StagePlan>& plans) {
   int64_t count = 0;
   for (const StagePlan& plan : plans) {
@@ -264,6 +282,14 @@ MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
                                            const std::vector<StagePlan>& plans,
                                            const std::vector<std::string>& param_names) {
   MlcPartitionOrError out;
+  const bool named_layers = std::any_of(param_names.begin(), param_names.end(),
+                                        [](const std::string& n) { return LayerOfName(n); });
+  if (!plans.empty() && !named_layers && !CallsKvCache(split)) {
+    out.note =
+        fmt::format("not an MLC-form model (no KV-cache call, {}): no layer partition to report",
+                    param_names.empty() ? "weights not named" : "no weight named 'layers.<i>.'");
+    return out;
+  }
   try {
     out.partition = ComputeMlcPartition(split, plans, param_names);
   } catch (const DiagnosticError& e) {

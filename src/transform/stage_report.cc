@@ -140,8 +140,9 @@ std::string StageReportJson(const std::vector<StagePlan>& plans,
   for (const StagePlan& plan : plans) root["functions"].push_back(PlanJson(plan));
   if (partition != nullptr) root["partition"] = PartitionJson(*partition);
   if (mlc != nullptr) {
-    root["mlc"] = mlc->partition ? MlcPartitionJson(*mlc->partition)
-                                 : ordered_json::object({{"error", mlc->error}});
+    root["mlc"] = mlc->partition       ? MlcPartitionJson(*mlc->partition)
+                  : !mlc->note.empty() ? ordered_json::object({{"note", mlc->note}})
+                                       : ordered_json::object({{"error", mlc->error}});
   }
   return root.dump(2) + "\n";
 }
@@ -177,8 +178,9 @@ std::string StageReportText(const std::vector<StagePlan>& plans,
     }
   }
   if (mlc != nullptr) {
-    out += mlc->partition ? MlcPartitionText(*mlc->partition)
-                          : "mlc partition: error: " + mlc->error + "\n";
+    out += mlc->partition       ? MlcPartitionText(*mlc->partition)
+           : !mlc->note.empty() ? "mlc partition: " + mlc->note + "\n"
+                                : "mlc partition: error: " + mlc->error + "\n";
   }
   return out;
 }

@@ -7,12 +7,12 @@
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/script/parser.h"
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit::analysis {
 namespace {
 
-// Known defect of the generator (src/cli/models/lowered_llama.cc), reported, not fixed here: the
+// Known defect of the generator (src/models/synthetic_llama.cc), reported, not fixed here: the
 // FFN down projection calls fused_decode_NT_matmul_add, whose input buffer A is hidden wide
 // (T.int64(4096)), with the ffn-wide activation (11008). Invariant 17 finds it at every layer
 // when asked to compare constant dims (WellFormedOptions::call_tir_static_dims).
@@ -39,11 +39,11 @@ std::vector<std::string> Messages(const ir::IRModule& mod, const WellFormedOptio
 
 TEST(WellFormedLoweredTest, LoweredLlamaIsWellFormed) {
   for (bool with_decode : {false, true}) {
-    models::LoweredLlamaConfig config;
+    models::SyntheticLlamaConfig config;
     config.layers = 4;
     config.stages = 2;
     config.with_decode = with_decode;
-    ir::IRModule mod = script::ParseModule(models::GenerateLoweredLlama(config), "lowered.py");
+    ir::IRModule mod = script::ParseModule(models::GenerateSyntheticLlama(config), "lowered.py");
     size_t prim_funcs = 0;
     for (const ir::IRModule::Member& member : mod.members()) {
       prim_funcs += member.func->kind() == ir::NodeKind::kPrimFunc;

@@ -8,6 +8,7 @@ namespace pipesplit::testing_cli {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 using testing::StartsWith;
 
 constexpr const char* kSmall = R"(# from tvm.script import ir as I
@@ -130,6 +131,31 @@ TEST(CliTest, EverySubcommandHasHelp) {
     EXPECT_EQ(r.exit_code, 0) << sub;
     EXPECT_THAT(r.output, HasSubstr("Usage")) << sub;
   }
+}
+
+TEST(CliTest, UnknownSubcommandIsNamedWithTheRealOnes) {
+  Result r = Pipesplit("frobnicate");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, StartsWith("error: unknown subcommand 'frobnicate' (subcommands: fmt, "));
+  for (const char* real : {"check", "opt", "run", "verify-split", "generate", "example"}) {
+    EXPECT_THAT(r.output, HasSubstr(real));
+  }
+  // --help of a subcommand that does not exist is the same error, not the main help.
+  for (const char* help : {"frobnicate --help", "frobnicate -h", "frobnicate x.py --help"}) {
+    Result h = Pipesplit(help);
+    EXPECT_EQ(h.exit_code, 1) << help;
+    EXPECT_THAT(h.output, StartsWith("error: unknown subcommand 'frobnicate'")) << help;
+    EXPECT_THAT(h.output, Not(HasSubstr("Usage"))) << help;
+  }
+  // Below a command with subcommands too.
+  Result nested = Pipesplit("example lama --help");
+  EXPECT_EQ(nested.exit_code, 1);
+  EXPECT_THAT(nested.output,
+              StartsWith("error: unknown subcommand 'lama' of 'example' (subcommands: llama, "
+                         "llama-lowered, random-inputs)"));
+  // Options and real subcommands are untouched: the main help, a subcommand's help.
+  EXPECT_EQ(Pipesplit("--help").exit_code, 0);
+  EXPECT_EQ(Pipesplit("example llama --help").exit_code, 0);
 }
 
 TEST(CliTest, BadFlagsAreErrorsWithExitOne) {

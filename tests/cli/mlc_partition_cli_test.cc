@@ -1,6 +1,7 @@
 // `pipesplit opt -p pipeline-parallel-rewrite --stage-report` on MLC's serving form: the report's
 // "mlc" object gives the layer partition and the stages of each parameter (named through
-// --param-names); a module whose layers cannot be identified gets {"error": ...} instead.
+// --param-names); a module not in MLC's form gets {"note": ...}, one whose layers are cut by the
+// split gets {"error": ...}.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@ namespace pipesplit::testing_cli {
 namespace {
 
 using testing::HasSubstr;
+using testing::Not;
 namespace fs = std::filesystem;
 
 TEST(MlcPartitionCliTest, StageReportHasTheMlcObject) {
@@ -50,8 +52,8 @@ TEST(MlcPartitionCliTest, StageReportHasTheMlcObject) {
   EXPECT_THAT(text.output, HasSubstr("packed_params[0] in stages 0, 1, 2, 3"));
 }
 
-TEST(MlcPartitionCliTest, UnidentifiedLayersAreReportedAsAnError) {
-  fs::path dir = ScratchDir("mlc_partition_error");
+TEST(MlcPartitionCliTest, AModuleNotInMlcFormGetsANoteNotAnError) {
+  fs::path dir = ScratchDir("mlc_partition_note");
   std::string model =
       (fs::path(PIPESPLIT_SOURCE_DIR) / "tests/transform/golden/three_stages.input.py").string();
   std::string json = (dir / "report.json").string();
@@ -59,9 +61,58 @@ TEST(MlcPartitionCliTest, UnidentifiedLayersAreReportedAsAnError) {
                          "--stage-report " + json);
   ASSERT_EQ(opt.exit_code, 0) << opt.output;
   auto report = nlohmann::json::parse(ReadText(json));
-  ASSERT_TRUE(report["mlc"].contains("error"));
+  ASSERT_TRUE(report["mlc"].contains("note")) << report.dump();
+  EXPECT_THAT(report["mlc"]["note"].get<std::string>(),
+              HasSubstr("not an MLC-form model (no KV-cache call, weights not named)"));
+  EXPECT_FALSE(report["mlc"].contains("error"));
+  EXPECT_FALSE(report["mlc"].contains("layer_partition"));
+  Result text = Pipesplit("opt " + model +
+                          " -p pipeline-parallel-rewrite -o /dev/null --stage-report - "
+                          "--stage-report-format text");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("mlc partition: not an MLC-form model"));
+  EXPECT_THAT(text.output, Not(HasSubstr("error")));
+}
+
+// The high-level example names its weights 'layers.<i>.', so with --param-names its partition
+// is reported; without, it is not in MLC's form.
+TEST(MlcPartitionCliTest, TheHighLevelExampleIsPartitionedByItsWeightNames) {
+  fs::path dir = ScratchDir("mlc_partition_high");
+  ASSERT_EQ(Pipesplit("example llama --layers 4 --hidden 32 --heads 4 --ffn 64 --vocab 64 "
+                      "--seq 8 --stages 2 -o " +
+                      dir.string())
+                .exit_code,
+            0);
+  std::string model = (dir / "model.py").string();
+  std::string opt = "opt " + model +
+                    " -p pipeline-parallel-rewrite -o /dev/null --stage-report - "
+                    "--stage-report-format text";
+  Result named = Pipesplit(opt + " --param-names " + (dir / "params.safetensors").string());
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  EXPECT_THAT(named.output, HasSubstr("mlc partition (2 stages)\n  layer_partition [0, 2, 4]"));
+  Result unnamed = Pipesplit(opt);
+  ASSERT_EQ(unnamed.exit_code, 0) << unnamed.output;
+  EXPECT_THAT(unnamed.output, HasSubstr("mlc partition: not an MLC-form model"));
+}
+
+// A module in MLC's form whose split cuts a layer: an error, in the report (opt still succeeds).
+TEST(MlcPartitionCliTest, ALayerCutInTwoIsReportedAsAnError) {
+  fs::path dir = ScratchDir("mlc_partition_error");
+  ASSERT_EQ(Pipesplit("example llama --layers 1 --hidden 32 --heads 4 --ffn 64 --vocab 64 "
+                      "--seq 8 --stages 1 -o " +
+                      dir.string())
+                .exit_code,
+            0);
+  std::string json = (dir / "report.json").string();
+  Result opt = Pipesplit("opt " + (dir / "model.py").string() +
+                         " -p \"auto-pipeline-stages{stages=2},pipeline-parallel-rewrite\" "
+                         "-o /dev/null --stage-report " +
+                         json + " --param-names " + (dir / "params.safetensors").string());
+  ASSERT_EQ(opt.exit_code, 0) << opt.output;
+  auto report = nlohmann::json::parse(ReadText(json));
+  ASSERT_TRUE(report["mlc"].contains("error")) << report.dump();
   EXPECT_THAT(report["mlc"]["error"].get<std::string>(),
-              HasSubstr("mlc partition: cannot identify the transformer layers of 'main'"));
+              HasSubstr("mlc partition: layer 0 straddles stages 0 and 1"));
   EXPECT_FALSE(report["mlc"].contains("layer_partition"));
 }
 

@@ -2,10 +2,11 @@
 # Checks the include layering of the library: a file of layer L (under src/L/ or
 # include/pipesplit/L/) may include only headers of L itself and of the layers below L:
 #
-#   support < ir < script < analysis < transform < codegen < runtime < cli, python
+#   support < ir < script < analysis < transform < codegen < runtime < models < cli, python
 #
 # with two exceptions: runtime includes only support and ir (never script, analysis, transform
-# or codegen), so a deployed runtime carries no compiler; python (the Python extension) and cli
+# or codegen), so a deployed runtime carries no compiler; models (the example models as data)
+# builds IR and weights above the compiler and the runtime; python (the Python extension) and cli
 # are both top layers, and python never includes cli (the CLI's helpers are not a library).
 # Includes are recognised in both spellings, "pipesplit/<layer>/..." and "src/<layer>/...".
 # tests/ and bench/ are not checked.
@@ -15,7 +16,7 @@
 set -u
 
 root="${1:-.}"
-order=(support ir script analysis transform codegen runtime cli python)
+order=(support ir script analysis transform codegen runtime models cli python)
 
 rank_of() {
   local i

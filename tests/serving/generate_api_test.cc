@@ -12,7 +12,7 @@
 #include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "src/cli/models/llama_serving.h"
+#include "pipesplit/models/llama_serving.h"
 
 namespace pipesplit::serving_test {
 namespace {

@@ -15,7 +15,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/llama_serving.h"
+#include "pipesplit/models/llama_serving.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/serving/serving_driver.h"
 

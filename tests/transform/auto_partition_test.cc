@@ -20,8 +20,8 @@
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_stage_plan.h"
-#include "src/cli/models/llama_example.h"
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -150,14 +150,14 @@ const std::vector<Generator>& Generators() {
        ""},
       {"lowered_prefill",
        [](int layers) {
-         models::LoweredLlamaConfig c;
+         models::SyntheticLlamaConfig c;
          c.layers = layers;
          c.stages = 1;
          c.hidden = 256;
          c.ffn = 512;
          c.vocab = 1000;
          c.with_decode = false;
-         return models::GenerateLoweredLlama(c);
+         return models::GenerateSyntheticLlama(c);
        },
        ",assume=n:2048"},
   };
@@ -312,13 +312,13 @@ INSTANTIATE_TEST_SUITE_P(Modules, AutoPartitionTest, testing::ValuesIn(Cases()),
 // ---- Prefill and decode share one partition ----
 
 TEST(AutoPartitionJointTest, PrefillAndDecodeCutAtTheSameWeights) {
-  models::LoweredLlamaConfig c;
+  models::SyntheticLlamaConfig c;
   c.layers = 30;
   c.stages = 1;
   c.hidden = 256;
   c.ffn = 512;
   c.vocab = 1000;
-  Outcome run = Partition(models::GenerateLoweredLlama(c), "stages=4,assume=n:2048");
+  Outcome run = Partition(models::GenerateSyntheticLlama(c), "stages=4,assume=n:2048");
   ASSERT_EQ(run.result.functions.size(), 2u);
   PassContext ctx;
   ParsePipeline("pipeline-parallel-rewrite,verify")->Run(run.output, ctx);
@@ -369,14 +369,14 @@ TEST(AutoPartitionErrorTest, MemoryLimitNamesTheSmallestFeasibleLimit) {
 }
 
 TEST(AutoPartitionErrorTest, UnboundSymbolicVar) {
-  models::LoweredLlamaConfig c;
+  models::SyntheticLlamaConfig c;
   c.layers = 2;
   c.stages = 1;
   c.hidden = 64;
   c.ffn = 128;
   c.vocab = 100;
   c.with_decode = false;
-  EXPECT_THAT(ErrorOf(models::GenerateLoweredLlama(c), "auto-pipeline-stages{stages=2}"),
+  EXPECT_THAT(ErrorOf(models::GenerateSyntheticLlama(c), "auto-pipeline-stages{stages=2}"),
               HasSubstr("symbolic var 'n' has no bound (add assume=n:VALUE"));
 }
 

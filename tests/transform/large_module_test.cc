@@ -7,7 +7,7 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -15,10 +15,10 @@ namespace {
 class LargeModuleTest : public testing::TestWithParam<int> {};
 
 TEST_P(LargeModuleTest, EightyLayersSplitCleanly) {
-  models::LoweredLlamaConfig config;
+  models::SyntheticLlamaConfig config;
   config.layers = 80;
   config.stages = GetParam();
-  ir::IRModule mod = script::ParseModule(models::GenerateLoweredLlama(config), "llama80.py");
+  ir::IRModule mod = script::ParseModule(models::GenerateSyntheticLlama(config), "llama80.py");
   std::vector<StagePlan> plans;
   ir::IRModule out = RewritePipelineStages(mod, &plans);
   ASSERT_EQ(plans.size(), 2u);  // decode and prefill

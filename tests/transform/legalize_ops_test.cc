@@ -17,7 +17,7 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 
 namespace pipesplit {
 namespace {

@@ -21,7 +21,7 @@
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "pipesplit/transform/stage_report.h"
-#include "src/cli/models/llama_serving.h"
+#include "pipesplit/models/llama_serving.h"
 
 namespace pipesplit::transform {
 namespace {

@@ -9,7 +9,7 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/source.h"
 #include "pipesplit/transform/pass.h"
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 #include "src/script/syntax/parse_split.h"
 #include "tests/script/parser/syntax_tree_dump.h"
 

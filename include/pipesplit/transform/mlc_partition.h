@@ -62,10 +62,13 @@ MlcPartition ComputeMlcPartition(const ir::IRModule& split, const std::vector<St
                                  const std::vector<std::string>& param_names = {});
 
 // ComputeMlcPartition, or the message of the error it threw (for the stage report, which
-// reports modules MLC's loader does not take too).
+// reports modules MLC's loader does not take too). A module that is not in MLC's form at all (no
+// KV-cache call, no weight named 'layers.<i>.') gets a note saying so instead of an error: it
+// has no layers to partition, and nothing is wrong with it.
 struct MlcPartitionOrError {
   std::optional<MlcPartition> partition;
-  std::string error;  // set when partition is not
+  std::string error;  // set when the partition failed
+  std::string note;   // set when the module is not in MLC's form
 };
 MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
                                            const std::vector<StagePlan>& plans,

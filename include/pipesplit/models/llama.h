@@ -1,9 +1,9 @@
-// `pipesplit example llama`: a tiny Llama-style model as runnable Relax with high-level ops
-// (embedding, RMSNorm, attention with rotary embedding and a causal mask, SwiGLU MLP, final
-// norm, LM head), stage markers, pipeline_parallel_stages, num_input and packed_params, plus
-// seeded random weights and inputs.
-#ifndef PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_
-#define PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_
+// The Llama in high-level ops (`pipesplit example llama`, `pipesplit.models.llama(form="high")`): a
+// tiny Llama-style model as runnable Relax with high-level ops (embedding, RMSNorm, attention with
+// rotary embedding and a causal mask, SwiGLU MLP, final norm, LM head), stage markers,
+// pipeline_parallel_stages, num_input and packed_params, plus seeded random weights and inputs.
+#ifndef PIPESPLIT_MODELS_LLAMA_H_
+#define PIPESPLIT_MODELS_LLAMA_H_
 
 #include <cstdint>
 #include <string>
@@ -41,4 +41,4 @@ LlamaExample GenerateLlamaExample(const LlamaConfig& config);
 
 }  // namespace pipesplit::models
 
-#endif  // PIPESPLIT_SRC_CLI_MODELS_LLAMA_EXAMPLE_H_
+#endif  // PIPESPLIT_MODELS_LLAMA_H_

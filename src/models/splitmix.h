@@ -1,7 +1,7 @@
 // The splitmix64 stream the example generators draw weights and token ids from, so every
 // platform generates the same bits for the same seed.
-#ifndef PIPESPLIT_SRC_CLI_MODELS_SPLITMIX_H_
-#define PIPESPLIT_SRC_CLI_MODELS_SPLITMIX_H_
+#ifndef PIPESPLIT_SRC_MODELS_SPLITMIX_H_
+#define PIPESPLIT_SRC_MODELS_SPLITMIX_H_
 
 #include <cmath>
 #include <cstdint>
@@ -49,4 +49,4 @@ inline std::string ShapeTupleText(const std::vector<int64_t>& shape) {
 
 }  // namespace pipesplit::models
 
-#endif  // PIPESPLIT_SRC_CLI_MODELS_SPLITMIX_H_
+#endif  // PIPESPLIT_SRC_MODELS_SPLITMIX_H_

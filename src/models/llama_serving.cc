@@ -2,7 +2,7 @@
 // MLC's exporter emits it: one binding per op in a dataflow block, weights read from
 // packed_params where they are used, one stage marker before the first layer of every stage
 // but the first; the attention runs inside the paged KV cache (which also applies RoPE).
-#include "src/cli/models/llama_serving.h"
+#include "pipesplit/models/llama_serving.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
-#include "src/cli/models/splitmix.h"
+#include "src/models/splitmix.h"
 
 namespace pipesplit::models {
 namespace {

@@ -3,14 +3,14 @@
 // pipeline-parallel rewrite, at any size. Used by the compiler benchmarks and the large-input
 // tests; its kernels are placeholders, so it is for compiling only. The runnable lowered model
 // is `pipesplit example llama-lowered` (the llama example after legalize-ops).
-#ifndef PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
-#define PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
+#ifndef PIPESPLIT_MODELS_SYNTHETIC_LLAMA_H_
+#define PIPESPLIT_MODELS_SYNTHETIC_LLAMA_H_
 
 #include <string>
 
 namespace pipesplit::models {
 
-struct LoweredLlamaConfig {
+struct SyntheticLlamaConfig {
   int layers = 80;
   int stages = 8;  // stage markers: stages - 1, evenly spread over the layers; 1: none
   int hidden = 4096;
@@ -21,8 +21,8 @@ struct LoweredLlamaConfig {
 };
 
 // TVMScript (classic syntax) of the module.
-std::string GenerateLoweredLlama(const LoweredLlamaConfig& config);
+std::string GenerateSyntheticLlama(const SyntheticLlamaConfig& config);
 
 }  // namespace pipesplit::models
 
-#endif  // PIPESPLIT_SRC_CLI_MODELS_LOWERED_LLAMA_H_
+#endif  // PIPESPLIT_MODELS_SYNTHETIC_LLAMA_H_

@@ -1,8 +1,8 @@
-// Lowered Llama-like module generator (see lowered_llama.h). Per layer: RMSNorm, q/k/v
+// Lowered Llama-like module generator (see synthetic_llama.h). Per layer: RMSNorm, q/k/v
 // projections through dequantizing matmuls (uint32 packed weights + float16 scales),
 // rotary embedding (tir_vars), fused attention, output projection with residual add,
 // RMSNorm, SwiGLU MLP with residual add: 28 bindings.
-#include "src/cli/models/lowered_llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 
 #include <fmt/format.h>
 
@@ -46,7 +46,7 @@ struct Weights {
 
 class Generator {
  public:
-  explicit Generator(const LoweredLlamaConfig& c) : c_(c) {
+  explicit Generator(const SyntheticLlamaConfig& c) : c_(c) {
     int packed = c.hidden / 8;
     int scales = c.hidden / 32;
     embed_q_ = w_.Add(Tensor(fmt::format("{}, {}", c.vocab, packed), "uint32"));
@@ -222,7 +222,7 @@ class Generator {
     return v;
   }
 
-  LoweredLlamaConfig c_;
+  SyntheticLlamaConfig c_;
   Weights w_;
   std::vector<Layer> layers_;
   int embed_q_, embed_s_, final_norm_, head_q_, head_s_;
@@ -231,7 +231,7 @@ class Generator {
 
 }  // namespace
 
-std::string GenerateLoweredLlama(const LoweredLlamaConfig& config) {
+std::string GenerateSyntheticLlama(const SyntheticLlamaConfig& config) {
   return Generator(config).Module();
 }
 

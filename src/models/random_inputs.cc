@@ -1,5 +1,5 @@
 // Random weights and inputs for a function's parameters (see random_inputs.h).
-#include "src/cli/models/random_inputs.h"
+#include "pipesplit/models/random_inputs.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/ir/protocol.h"
 
-namespace pipesplit::cli::models {
+namespace pipesplit::models {
 namespace {
 
 class Generator {
@@ -128,4 +128,4 @@ RandomInputs GenerateRandomInputs(const ir::IRModule& mod, const RandomInputsCon
   return out;
 }
 
-}  // namespace pipesplit::cli::models
+}  // namespace pipesplit::models

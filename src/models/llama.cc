@@ -1,7 +1,7 @@
 // Tiny Llama generator (see llama_example.h). The module text is written without binding
 // annotations (the parser infers them); weights are uniform in ±1/sqrt(fan_in) from a
 // splitmix64 stream, so every platform generates the same bits.
-#include "src/cli/models/llama_example.h"
+#include "pipesplit/models/llama.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +11,7 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
-#include "src/cli/models/splitmix.h"
+#include "src/models/splitmix.h"
 
 namespace pipesplit::models {
 namespace {

@@ -4,15 +4,15 @@
 // vm.builtin.attention_kv_cache_attention_with_fused_qkv) and create_paged_kv_cache calling
 // vm.builtin.paged_attention_kv_cache_create; MLC's weight names and order, its layer partition
 // and stage markers; float32 seeded weights and random prompts.
-#ifndef PIPESPLIT_SRC_CLI_MODELS_LLAMA_SERVING_H_
-#define PIPESPLIT_SRC_CLI_MODELS_LLAMA_SERVING_H_
+#ifndef PIPESPLIT_MODELS_LLAMA_SERVING_H_
+#define PIPESPLIT_MODELS_LLAMA_SERVING_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "pipesplit/models/llama.h"
 #include "pipesplit/runtime/io/safetensors.h"
-#include "src/cli/models/llama_example.h"
 
 namespace pipesplit::models {
 
@@ -41,4 +41,4 @@ LlamaServingExample GenerateLlamaServing(const LlamaConfig& config,
 
 }  // namespace pipesplit::models
 
-#endif  // PIPESPLIT_SRC_CLI_MODELS_LLAMA_SERVING_H_
+#endif  // PIPESPLIT_MODELS_LLAMA_SERVING_H_

@@ -1,7 +1,7 @@
 // Random weights and inputs for any function of a module (`pipesplit example random-inputs`),
 // so that a module without data (a TVMScript dump) can run.
-#ifndef PIPESPLIT_SRC_CLI_MODELS_RANDOM_INPUTS_H_
-#define PIPESPLIT_SRC_CLI_MODELS_RANDOM_INPUTS_H_
+#ifndef PIPESPLIT_MODELS_RANDOM_INPUTS_H_
+#define PIPESPLIT_MODELS_RANDOM_INPUTS_H_
 
 #include <cstdint>
 #include <map>
@@ -11,7 +11,7 @@
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/io/safetensors.h"
 
-namespace pipesplit::cli::models {
+namespace pipesplit::models {
 
 struct RandomInputsConfig {
   std::string entry = "main";
@@ -42,6 +42,6 @@ struct RandomInputs {
 // field that is not a tensor.
 RandomInputs GenerateRandomInputs(const ir::IRModule& mod, const RandomInputsConfig& config);
 
-}  // namespace pipesplit::cli::models
+}  // namespace pipesplit::models
 
-#endif  // PIPESPLIT_SRC_CLI_MODELS_RANDOM_INPUTS_H_
+#endif  // PIPESPLIT_MODELS_RANDOM_INPUTS_H_
