@@ -68,12 +68,18 @@ def test_serving_form_generates_split_as_unsplit_and_as_the_cli(cli, tmp_path):
     # Greedy: each token is the first largest logit of its step.
     assert unsplit.tokens[0] == [int(np.argmax(step)) for step in unsplit.logits[0]]
 
-    split = pipesplit.generate(model.module, model.params, model.prompts, max_new_tokens=6,
-                               groups=2, batches_in_flight=2, keep_logits=True)
-    assert split.groups == 2
-    assert split.tokens == unsplit.tokens
-    for a, b in zip(split.logits, unsplit.logits):
-        assert a.tobytes() == b.tobytes()
+    # Split on 2 groups: the unsplit run's tokens and logits bit for bit, with one batch in
+    # flight and with two (the same batches unsplit: a batch's rows share its matmuls).
+    for batches in (1, 2):
+        reference = unsplit if batches == 1 else pipesplit.generate(
+            model.module, model.params, model.prompts, max_new_tokens=6, groups=1,
+            batches_in_flight=2, keep_logits=True)
+        split = pipesplit.generate(model.module, model.params, model.prompts, max_new_tokens=6,
+                                   groups=2, batches_in_flight=batches, keep_logits=True)
+        assert split.groups == 2
+        assert split.tokens == reference.tokens
+        for a, b in zip(split.logits, reference.logits):
+            assert a.tobytes() == b.tobytes()
 
     # The CLI's generate of the files save() writes gives the same tokens.
     model.save(tmp_path)
