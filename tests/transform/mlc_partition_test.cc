@@ -15,13 +15,13 @@
 
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/models/llama_serving.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/text.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "pipesplit/transform/stage_report.h"
-#include "pipesplit/models/llama_serving.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -367,7 +367,25 @@ TEST(MlcPartitionTest, HandWrittenTwoStages) {
 }
 
 TEST(MlcPartitionErrorTest, NoLayers) {
-  EXPECT_EQ(ErrorOf(TwoStages({}, {})),
+  // Asked for the partition, a module without layers is an error; the stage report's
+  // TryComputeMlcPartition notes that it is not in MLC's form instead.
+  Split split = RunPipeline(TwoStages({}, {}), "pipeline-parallel-rewrite");
+  MlcPartitionOrError mlc = TryComputeMlcPartition(split.module, split.plans);
+  EXPECT_FALSE(mlc.partition);
+  EXPECT_EQ(mlc.error, "");
+  EXPECT_EQ(mlc.note,
+            "not an MLC-form model (no KV-cache call, weights not named): no layer partition to "
+            "report");
+  EXPECT_EQ(TryComputeMlcPartition(split.module, split.plans, {"a", "b"}).note,
+            "not an MLC-form model (no KV-cache call, no weight named 'layers.<i>.'): no layer "
+            "partition to report");
+  std::string error;
+  try {
+    ComputeMlcPartition(split.module, split.plans);
+  } catch (const DiagnosticError& e) {
+    error = e.diagnostics().at(0).message;
+  }
+  EXPECT_EQ(error,
             "mlc partition: cannot identify the transformer layers of 'prefill': no KV-cache call "
             "of its stages names a layer (vm.builtin.attention_kv_cache_* with "
             "R.prim_value(<layer>) or on a field of a KV-cache tuple parameter) and no weight read "
