@@ -1,5 +1,7 @@
 // pipesplit: the command-line tool. Exit status: 0 success, 1 a user error (reported as
 // located diagnostics), 2 an internal error (a bug in pipesplit).
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -30,8 +32,8 @@ std::string UnknownSubcommandError(const CLI::App& app, int argc, char** argv) {
       names += (names.empty() ? "" : ", ") + sub->get_name();
     }
     if (next == nullptr) {
-      return "unknown subcommand '" + word + "'" + (path.empty() ? "" : " of '" + path + "'") +
-             " (subcommands: " + names + ")";
+      std::string where = path.empty() ? std::string() : fmt::format(" of '{}'", path);
+      return fmt::format("unknown subcommand '{}'{} (subcommands: {})", word, where, names);
     }
     at = next;
     path += (path.empty() ? "" : " ") + next->get_name();
