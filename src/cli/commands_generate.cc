@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/io/npy.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
@@ -226,8 +227,9 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);
   auto [mod, groups] = ModuleForGroups(loaded, args, launcher);           // step 1
   std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
-  Weights opened = OpenWeights(args.weights, loaded);
+  Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
+  runtime::CheckWeightTypes(mod, weights);  // the split module's stages too
 
   runtime::GenerateOptions options;
   options.session.num_groups = groups;

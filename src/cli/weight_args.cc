@@ -49,7 +49,7 @@ runtime::MlcParamList ReadParamNames(const std::string& path) {
   return *list;
 }
 
-Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod) {
+Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod, bool read_chat_config) {
   Weights out;
   std::error_code ec;
   if (fs::is_directory(args.params, ec)) {
@@ -68,7 +68,7 @@ Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod) {
     }
     out.source = std::make_unique<runtime::MlcWeights>(std::move(cache), *names);
     const fs::path config = fs::path(args.params) / runtime::kMlcChatConfigFile;
-    if (fs::exists(config, ec)) out.chat_config = runtime::ReadMlcChatConfig(config.string());
+    if (read_chat_config && fs::exists(config, ec)) out.chat_config = runtime::ReadMlcChatConfig(config.string());
   } else {
     if (!args.param_names.empty()) {
       throw runtime::RuntimeError(

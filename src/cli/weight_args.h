@@ -31,14 +31,17 @@ runtime::MlcParamList ReadParamNames(const std::string& path);
 
 struct Weights {
   std::unique_ptr<runtime::WeightSource> source;
-  // The folder's mlc-chat-config.json, when --params is an MLC folder holding one.
+  // The folder's mlc-chat-config.json, when asked for and --params is an MLC folder holding
+  // one.
   std::optional<runtime::MlcChatConfig> chat_config;
 };
 
 // Opens --params for `mod` and checks every weight `mod` reads against the type it reads it
 // as (runtime::CheckWeightTypes), before any worker starts. An MLC folder binds by the names of
-// --param-names, else of the module's `_metadata`.
-Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod);
+// --param-names, else of the module's `_metadata`; with `read_chat_config`, its
+// mlc-chat-config.json is read too (located errors).
+Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod,
+                    bool read_chat_config = false);
 
 }  // namespace pipesplit::cli
 

@@ -60,16 +60,35 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
 }
 
 void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights) {
+  auto source = [&](int64_t index) {
+    const WeightLocation where = weights.Locate(index);
+    return where.file.empty() ? std::string() : where.file + ": ";
+  };
   for (const ir::IRModule::Member& member : mod.members()) {
     const auto* func = ir::As<ir::FunctionNode>(member.func);
     if (func == nullptr) continue;
     const std::string& name = member.gvar->name_hint();
+    // The packed_params tuple as declared: every field, read or not.
+    if (!func->params().empty() &&
+        func->params().back()->name_hint() == ir::protocol::kPackedParams) {
+      if (const auto* tuple =
+              ir::As<ir::TupleSInfoNode>(func->params().back()->struct_info())) {
+        const int64_t declared = static_cast<int64_t>(tuple->fields().size());
+        if (declared != weights.size()) {
+          throw RuntimeError(fmt::format("{}'{}' takes {} weights in packed_params but {} {} given",
+                                         source(0), name, declared, weights.size(),
+                                         weights.size() == 1 ? "is" : "are"));
+        }
+        for (int64_t i = 0; i < declared; ++i) {
+          auto [dtype, shape] = weights.TypeOf(i);
+          CheckWeightType(weights, i, dtype, shape, tuple->fields()[static_cast<size_t>(i)], name);
+        }
+      }
+    }
     for (const ir::WeightRead& read : ir::WeightReadsOf(*func)) {
       if (read.index < 0 || read.index >= weights.size()) {
-        const WeightLocation where = weights.Locate(read.index);
         throw RuntimeError(fmt::format("{}'{}' reads packed_params[{}] but {} weight{} {} given",
-                                       where.file.empty() ? "" : where.file + ": ", name,
-                                       read.index, weights.size(),
+                                       source(read.index), name, read.index, weights.size(),
                                        weights.size() == 1 ? "" : "s",
                                        weights.size() == 1 ? "is" : "are"));
       }

@@ -52,8 +52,9 @@ std::string DescribeDeclared(const ir::TensorSInfoNode& declared, const Shape& d
 void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
                      const Shape& shape, const ir::StructInfo& read_as,
                      const std::string& function);
-// CheckWeightType for every weight read of every Relax function of `mod` (before any worker
-// starts), and that each read field exists (RuntimeError).
+// CheckWeightType for every field of the packed_params tuple each Relax function of `mod`
+// declares (whose count must be the weights') and every weight each one reads, before any
+// worker starts; a read field that does not exist is a RuntimeError.
 void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights);
 
 }  // namespace pipesplit::runtime
