@@ -166,6 +166,18 @@ TEST(Generate, DumpsTheLogitsAsNpy) {
   EXPECT_THAT(c.output, HasSubstr("max diff"));
 }
 
+// Requests longer than a KV cache page (7 + 16 tokens, two pages each) fit the cache, which
+// is sized in whole pages.
+TEST(Generate, RequestsOfSeveralPagesFitTheCache) {
+  fs::path dir = Example(2);
+  std::string args = GenerateArgs(dir, dir / "long.json");
+  const std::string flag = "--max-new-tokens " + std::to_string(kNewTokens);
+  args.replace(args.find(flag), flag.size(), "--max-new-tokens 16");
+  Result r = Pipesplit(args + " --verify --batches-in-flight 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("generated 80 tokens for 5 requests"));
+}
+
 TEST(Generate, SamplingIsReproducibleFromItsSeed) {
   fs::path dir = Example(2);
   auto sample = [&](int seed, const std::string& name) {
