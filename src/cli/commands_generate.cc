@@ -24,9 +24,9 @@
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "pipesplit/support/check.h"
 #include "src/cli/cli_common.h"
 #include "src/cli/weight_args.h"
 

@@ -16,8 +16,8 @@ namespace {
 namespace fs = std::filesystem;
 
 bool EndsWith(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(),
-                                                       suffix) == 0;
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -36,15 +36,15 @@ runtime::MlcParamList ReadParamNames(const std::string& path) {
   if (EndsWith(path, ".safetensors")) {
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(path));
     runtime::MlcParamList list{path, {}};
-    for (int64_t i = 0; i < weights.size(); ++i) list.params.push_back({weights.Name(i), "", Span{}});
+    for (int64_t i = 0; i < weights.size(); ++i)
+      list.params.push_back({weights.Name(i), "", Span{}});
     return list;
   }
   if (EndsWith(path, ".json")) return runtime::MlcParamsFromJsonFile(path);
   std::optional<runtime::MlcParamList> list = runtime::MlcParamsOfModule(LoadModule(path));
   if (!list) {
-    throw runtime::RuntimeError(
-        fmt::format("{}: the module has no {} function to name the weights", path,
-                    runtime::kMlcMetadataFunction));
+    throw runtime::RuntimeError(fmt::format("{}: the module has no {} function to name the weights",
+                                            path, runtime::kMlcMetadataFunction));
   }
   return *list;
 }
@@ -68,7 +68,8 @@ Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod, bool read_c
     }
     out.source = std::make_unique<runtime::MlcWeights>(std::move(cache), *names);
     const fs::path config = fs::path(args.params) / runtime::kMlcChatConfigFile;
-    if (read_chat_config && fs::exists(config, ec)) out.chat_config = runtime::ReadMlcChatConfig(config.string());
+    if (read_chat_config && fs::exists(config, ec))
+      out.chat_config = runtime::ReadMlcChatConfig(config.string());
   } else {
     if (!args.param_names.empty()) {
       throw runtime::RuntimeError(
@@ -76,8 +77,8 @@ Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod, bool read_c
                       "file, whose packed_params names are in its own __metadata__",
                       args.params));
     }
-    out.source = std::make_unique<runtime::SafetensorsWeights>(
-        runtime::SafetensorsFile::Open(args.params));
+    out.source =
+        std::make_unique<runtime::SafetensorsWeights>(runtime::SafetensorsFile::Open(args.params));
   }
   runtime::CheckWeightTypes(mod, *out.source);
   return out;

@@ -40,8 +40,7 @@ struct Weights {
 // as (runtime::CheckWeightTypes), before any worker starts. An MLC folder binds by the names of
 // --param-names, else of the module's `_metadata`; with `read_chat_config`, its
 // mlc-chat-config.json is read too (located errors).
-Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod,
-                    bool read_chat_config = false);
+Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod, bool read_chat_config = false);
 
 }  // namespace pipesplit::cli
 

@@ -146,19 +146,20 @@ TEST(Generate, DumpsTheLogitsAsNpy) {
   ASSERT_EQ(ref.exit_code, 0) << ref.output;
   fs::path out = dir / "dump.json";
   fs::path npy = dir / "logits.npy";
-  Result r = Pipesplit(GenerateArgs(dir, out) + " --batches-in-flight 2 --dump-logits " +
-                       npy.string());
+  Result r =
+      Pipesplit(GenerateArgs(dir, out) + " --batches-in-flight 2 --dump-logits " + npy.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("wrote logits to " + npy.string()));
-  const std::string check = "import json, sys, numpy as np\n"
-                            "a = np.load(sys.argv[1])\n"
-                            "tokens = [q['tokens'] for q in json.load(open(sys.argv[2]))['requests']]\n"
-                            "ref = np.array(json.load(open(sys.argv[3]))['logits'])\n"
-                            "assert a.dtype == np.float32 and a.shape == (5, 6, 64), a.shape\n"
-                            "assert not np.isnan(a).any()\n"
-                            "assert (a.argmax(-1) == np.array(tokens)).all()\n"
-                            "print('max diff %.3g' % np.abs(a - ref).max())\n"
-                            "assert np.abs(a - ref).max() < 1e-4\n";
+  const std::string check =
+      "import json, sys, numpy as np\n"
+      "a = np.load(sys.argv[1])\n"
+      "tokens = [q['tokens'] for q in json.load(open(sys.argv[2]))['requests']]\n"
+      "ref = np.array(json.load(open(sys.argv[3]))['logits'])\n"
+      "assert a.dtype == np.float32 and a.shape == (5, 6, 64), a.shape\n"
+      "assert not np.isnan(a).any()\n"
+      "assert (a.argmax(-1) == np.array(tokens)).all()\n"
+      "print('max diff %.3g' % np.abs(a - ref).max())\n"
+      "assert np.abs(a - ref).max() < 1e-4\n";
   WriteText(dir / "check_logits.py", check);
   Result c = Shell(python + " " + (dir / "check_logits.py").string() + " " + npy.string() + " " +
                    out.string() + " " + reference.string());

@@ -144,8 +144,8 @@ TEST(MlcFolderCli, RunsOnTheCorpusFolderWithTheHfWeightsInBfloat16) {
   for (int64_t v = 0; v < 512; ++v) {
     double want = 0;
     for (int64_t k = 0; k < 256; ++k) {
-      const float rounded = runtime::BFloat16BitsToFloat(
-          runtime::FloatToBFloat16Bits(w.data<float>()[v * 256 + k]));
+      const float rounded =
+          runtime::BFloat16BitsToFloat(runtime::FloatToBFloat16Bits(w.data<float>()[v * 256 + k]));
       want += static_cast<double>(x.data<float>()[k]) * rounded;
     }
     EXPECT_NEAR(out.data<float>()[v], want, 1e-4) << v;

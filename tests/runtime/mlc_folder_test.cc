@@ -3,13 +3,14 @@
 // every record loads with its dtype and shape, f32-to-bf16 decodes exactly the Hugging Face
 // weights rounded to bfloat16 (nearest even), the bfloat16 index gives the same bits, and
 // weights bind by the _metadata names, whose order is not the records' order.
+#include "pipesplit/runtime/io/mlc_folder.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "pipesplit/runtime/io/mlc_folder.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/support/diagnostic.h"
 #include "tests/runtime/mlc_test_folder.h"
@@ -194,8 +195,9 @@ TEST(MlcFolderErrors, BindingFaultsAreLocatedAtTheName) {
     MlcWeights weights(MlcTensorCache::Open(dir.string()), MlcParamsFromJsonFile(names.string()));
     FAIL();
   } catch (const DiagnosticError& e) {
-    EXPECT_THAT(e.what(), testing::StartsWith(names.string() + ":2:2: error: weight 'zz' "
-                                                               "(packed_params[1]) is not in " +
+    EXPECT_THAT(e.what(), testing::StartsWith(names.string() +
+                                              ":2:2: error: weight 'zz' "
+                                              "(packed_params[1]) is not in " +
                                               (dir / "tensor-cache.json").string()));
   }
   std::ofstream(names) << "{\"params\": [{\"name\": \"a\", \"preprocs\": [{\"func_name\": "
@@ -209,9 +211,9 @@ TEST(MlcFolderErrors, BindingFaultsAreLocatedAtTheName) {
                                     "'_shard_qkv')"));
   }
   std::ofstream(names) << "[\"a\", \"a\"]";
-  EXPECT_THROW(MlcWeights(MlcTensorCache::Open(dir.string()),
-                          MlcParamsFromJsonFile(names.string())),
-               DiagnosticError);
+  EXPECT_THROW(
+      MlcWeights(MlcTensorCache::Open(dir.string()), MlcParamsFromJsonFile(names.string())),
+      DiagnosticError);
   std::ofstream(names) << "[\"a\", 3]";
   try {
     MlcParamsFromJsonFile(names.string());
@@ -223,7 +225,8 @@ TEST(MlcFolderErrors, BindingFaultsAreLocatedAtTheName) {
 
 TEST(MlcFolderErrors, DataFileFaultsNameTheWeight) {
   fs::path dir = Scratch("shards");
-  WriteMlcFolder(dir, {{"a", Floats({2}, 1), false, 0}, {"b", Floats({8}, 1), false, 1},
+  WriteMlcFolder(dir, {{"a", Floats({2}, 1), false, 0},
+                       {"b", Floats({8}, 1), false, 1},
                        {"c", Floats({8}, 1), false, 1}});
   const std::string shard1 = (dir / "params_shard_1.bin").string();
   const std::string bytes = ReadWhole(shard1);
@@ -232,8 +235,9 @@ TEST(MlcFolderErrors, DataFileFaultsNameTheWeight) {
     MlcTensorCache::Open(dir.string());
     FAIL();
   } catch (const DataFileError& e) {
-    EXPECT_EQ(e.Report(), shard1 + ": error: weight 'c' (bytes [32, 64)) runs past the end of the "
-                                   "file (40 bytes): the file is cut short\n");
+    EXPECT_EQ(e.Report(), shard1 +
+                              ": error: weight 'c' (bytes [32, 64)) runs past the end of the "
+                              "file (40 bytes): the file is cut short\n");
   }
   fs::remove(shard1);
   try {
@@ -247,9 +251,9 @@ TEST(MlcFolderErrors, DataFileFaultsNameTheWeight) {
 
 // --- the 2026 corpus ---
 
-#define SKIP_WITHOUT_CORPUS()                                                  \
-  if (!fs::exists(Corpus2026() / "README.md")) {                               \
-    GTEST_SKIP() << "../shared/corpus/mlc-llm-2026 is absent";                 \
+#define SKIP_WITHOUT_CORPUS()                                  \
+  if (!fs::exists(Corpus2026() / "README.md")) {               \
+    GTEST_SKIP() << "../shared/corpus/mlc-llm-2026 is absent"; \
   }
 
 // The _metadata params of a folder's phase-5 dump: name -> (dtype, shape with symbolic dims as

@@ -121,8 +121,8 @@ TEST(MlcMetadata, MalformedMetadataIsLocatedAtTheLiteral) {
       MlcParamsOfModule(Parse(Module(json), "bad_meta.py"));
       ADD_FAILURE() << json;
     } catch (const DiagnosticError& e) {
-      EXPECT_THAT(e.what(), StartsWith("bad_meta.py:8:16: error: the _metadata of bad_meta.py: " +
-                                       message))
+      EXPECT_THAT(e.what(),
+                  StartsWith("bad_meta.py:8:16: error: the _metadata of bad_meta.py: " + message))
           << e.what();
     }
   }
@@ -144,8 +144,8 @@ TEST(MlcChatConfigTest, ReadsTheCorpusConfig) {
 
 TEST(MlcChatConfigTest, FieldsOfTheWrongTypeAreLocated) {
   const fs::path path = Scratch("config") / "mlc-chat-config.json";
-  for (const auto& [text, where, message] : std::vector<std::tuple<std::string, std::string,
-                                                                   std::string>>{
+  for (const auto& [text, where, message] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
            {"{\n  \"context_window_size\": \"256\"\n}", ":2:26",
             "'context_window_size' must be an integer, got \"256\""},
            {"{\"model_config\": {\"max_batch_size\": 2.5}}", ":1:37",
@@ -203,9 +203,8 @@ TEST(Npy, NumpyReadsWhatTheWriterWrites) {
   WriteNpy((dir / "empty.npy").string(), MakeTensor(DataType::Float(64), {0, 5}, {}));
   EXPECT_EQ(SerializeNpy(MakeScalar(DataType::Float(32), 1)).size() % 64, 4u);
   std::string out;
-  const int code = Python(
-      "d = '" + dir.string() + "/'\n" +
-          R"(a = np.load(d + 'f32.npy')
+  const int code = Python("d = '" + dir.string() + "/'\n" +
+                              R"(a = np.load(d + 'f32.npy')
 assert a.dtype == np.float32 and a.shape == (2, 1, 3), (a.dtype, a.shape)
 assert a[0, 0].tolist() == [1.0, -2.5, 3.0] and np.isnan(a[1, 0, 0]) and a[1, 0, 2] == 65504
 assert np.load(d + 'i32.npy').tolist() == [-1, 0, 7, 1 << 30]
@@ -218,7 +217,7 @@ with open(d + 'f32.npy', 'rb') as f:
 assert head[6:8] == bytes([1, 0]) and (10 + int.from_bytes(head[8:10], 'little')) % 64 == 0
 print('ok')
 )",
-      &out);
+                          &out);
   if (code == 77) GTEST_SKIP() << "numpy is missing";
   EXPECT_EQ(code, 0) << out;
   EXPECT_THAT(out, HasSubstr("ok"));

@@ -60,10 +60,8 @@ inline nlohmann::ordered_json WriteMlcFolder(const fs::path& dir,
     }
     const std::string file = "params_shard_" + std::to_string(s) + ".bin";
     std::ofstream(dir / file, std::ios::binary) << bytes;
-    index["records"].push_back({{"dataPath", file},
-                                {"format", "raw-shard"},
-                                {"nbytes", bytes.size()},
-                                {"records", list}});
+    index["records"].push_back(
+        {{"dataPath", file}, {"format", "raw-shard"}, {"nbytes", bytes.size()}, {"records", list}});
   }
   std::ofstream(dir / index_name, std::ios::binary) << index.dump(4);
   return index;

@@ -179,7 +179,7 @@ TEST(ServeController, APrefillTakesThePromptsThatFitItsChunk) {
   std::optional<Command> third = c.NextCommand();
   ASSERT_TRUE(third);
   EXPECT_THAT(third->add, ElementsAre(2, 3));  // 4 + 1 tokens
-  options.prefill_chunk_size = 2;  // a prompt longer than the chunk still goes alone
+  options.prefill_chunk_size = 2;              // a prompt longer than the chunk still goes alone
   Controller alone(prompts, options);
   EXPECT_THAT(alone.NextCommand()->add, ElementsAre(0));
 

@@ -37,9 +37,8 @@ bool MatchesDeclared(const Tensor& t, const ir::TensorSInfoNode& declared, const
   return MatchesDeclared(t.dtype(), t.shape(), declared, dims);
 }
 
-void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
-                     const Shape& shape, const ir::StructInfo& read_as,
-                     const std::string& function) {
+void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype, const Shape& shape,
+                     const ir::StructInfo& read_as, const std::string& function) {
   const auto* declared = ir::As<ir::TensorSInfoNode>(read_as);
   if (declared == nullptr) return;
   Shape dims;
@@ -47,10 +46,9 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
     for (const ir::PrimExpr& d : *declared->shape()) dims.push_back(ir::AsConstInt(d).value_or(-1));
   }
   if (MatchesDeclared(dtype, shape, *declared, dims)) return;
-  const std::string message =
-      fmt::format("packed_params[{}] ('{}') is {}{} but '{}' reads it as {}", index,
-                  weights.Name(index), dtype.ToString(), ShapeToString(shape), function,
-                  DescribeDeclared(*declared, dims));
+  const std::string message = fmt::format(
+      "packed_params[{}] ('{}') is {}{} but '{}' reads it as {}", index, weights.Name(index),
+      dtype.ToString(), ShapeToString(shape), function, DescribeDeclared(*declared, dims));
   const WeightLocation where = weights.Locate(index);
   const bool dtype_differs = !declared->dtype().is_void() && declared->dtype() != dtype;
   const Span field = dtype_differs ? where.dtype : where.shape;
@@ -71,8 +69,7 @@ void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights) {
     // The packed_params tuple as declared: every field, read or not.
     if (!func->params().empty() &&
         func->params().back()->name_hint() == ir::protocol::kPackedParams) {
-      if (const auto* tuple =
-              ir::As<ir::TupleSInfoNode>(func->params().back()->struct_info())) {
+      if (const auto* tuple = ir::As<ir::TupleSInfoNode>(func->params().back()->struct_info())) {
         const int64_t declared = static_cast<int64_t>(tuple->fields().size());
         if (declared != weights.size()) {
           throw RuntimeError(fmt::format("{}'{}' takes {} weights in packed_params but {} {} given",

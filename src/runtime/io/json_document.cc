@@ -109,8 +109,8 @@ class PositionScanner {
     } else if (c == '"') {
       SkipString();
     } else {
-      while (pos_ < text_.size() && std::string_view(",]} \t\r\n").find(text_[pos_]) ==
-                                        std::string_view::npos) {
+      while (pos_ < text_.size() &&
+             std::string_view(",]} \t\r\n").find(text_[pos_]) == std::string_view::npos) {
         ++pos_;
       }
     }
@@ -168,11 +168,12 @@ std::shared_ptr<JsonDocument> JsonDocument::ParseText(std::string_view text,
   } catch (const nlohmann::json::parse_error& e) {
     const uint32_t at = static_cast<uint32_t>(e.byte > 0 ? e.byte - 1 : 0);
     if (anchor.valid()) {
-      pipesplit::ThrowError(anchor, fmt::format("{}: malformed json at byte {}: {}", name, at,
-                                     ParseErrorText(e)));
+      pipesplit::ThrowError(
+          anchor, fmt::format("{}: malformed json at byte {}: {}", name, at, ParseErrorText(e)));
     }
     const uint32_t begin = std::min<uint32_t>(at, static_cast<uint32_t>(text.size()));
-    pipesplit::ThrowError(Span{doc->file_, begin, begin + 1}, "malformed json: " + ParseErrorText(e));
+    pipesplit::ThrowError(Span{doc->file_, begin, begin + 1},
+                          "malformed json: " + ParseErrorText(e));
   } catch (const nlohmann::json::exception& e) {  // a number out of range
     if (anchor.valid()) pipesplit::ThrowError(anchor, name + ": malformed json: " + e.what());
     pipesplit::ThrowError(Span{doc->file_, 0, 1}, std::string("malformed json: ") + e.what());
@@ -190,12 +191,13 @@ std::shared_ptr<const JsonDocument> JsonDocument::Load(const std::string& path) 
   return Parse(path, text.str());
 }
 
-std::shared_ptr<const JsonDocument> JsonDocument::Parse(std::string name, std::string text) {
+std::shared_ptr<const JsonDocument> JsonDocument::Parse(const std::string& name,
+                                                        std::string_view text) {
   return ParseText(text, name, Span{});
 }
 
-std::shared_ptr<const JsonDocument> JsonDocument::ParseAnchored(std::string text, Span anchor,
-                                                                std::string what) {
+std::shared_ptr<const JsonDocument> JsonDocument::ParseAnchored(std::string_view text, Span anchor,
+                                                                const std::string& what) {
   PS_CHECK(anchor.valid()) << "an anchored json document needs a location";
   return ParseText(text, what, anchor);
 }

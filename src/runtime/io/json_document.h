@@ -32,11 +32,11 @@ class JsonDocument {
   // it cannot be read; DiagnosticError at the fault when it is not valid JSON.
   static std::shared_ptr<const JsonDocument> Load(const std::string& path);
   // Parses `text` registered under `name`.
-  static std::shared_ptr<const JsonDocument> Parse(std::string name, std::string text);
+  static std::shared_ptr<const JsonDocument> Parse(const std::string& name, std::string_view text);
   // Parses `text` that sits (escaped) inside another file at `anchor`; `what` names it in
   // messages ("the _metadata of model.py").
-  static std::shared_ptr<const JsonDocument> ParseAnchored(std::string text, Span anchor,
-                                                           std::string what);
+  static std::shared_ptr<const JsonDocument> ParseAnchored(std::string_view text, Span anchor,
+                                                           const std::string& what);
 
   JsonValue root() const;
   const std::string& name() const { return name_; }

@@ -54,7 +54,7 @@ void WriteFileAtomically(const std::string& path, std::span<const std::string_vi
   const std::string temp = path + ".tmp" + std::to_string(::getpid());
   std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(temp.c_str(), "wb"), &std::fclose);
   if (!file) throw RuntimeError(path + ": cannot write: " + std::strerror(errno));
-  auto fail = [&](std::string reason) {
+  auto fail = [&](const std::string& reason) {
     file.reset();
     std::remove(temp.c_str());
     throw RuntimeError(path + ": cannot write: " + reason);

@@ -15,7 +15,8 @@ std::optional<int64_t> ReadSize(const JsonValue& object, const char* key) {
   std::optional<JsonValue> value = object.Find(key);
   if (!value || value->IsNull()) return std::nullopt;
   const int64_t n = value->Int();
-  if (n < -1 || n == 0) value->Fail(fmt::format("'{}' must be positive or -1, got {}", value->Label(), n));
+  if (n < -1 || n == 0)
+    value->Fail(fmt::format("'{}' must be positive or -1, got {}", value->Label(), n));
   return n;
 }
 

@@ -57,7 +57,8 @@ MlcRecord ReadRecord(const JsonValue& value, size_t shard, uint64_t shard_nbytes
   MlcRecord r;
   r.shard = shard;
   r.span = value.span();
-  if (!value.IsObject()) value.Fail(fmt::format("'{}' must be a record (an object)", value.Label()));
+  if (!value.IsObject())
+    value.Fail(fmt::format("'{}' must be a record (an object)", value.Label()));
   JsonValue name = value.Field("name");
   r.name = name.String();
   if (r.name.empty()) name.Fail("a weight's name must not be empty");
@@ -66,7 +67,8 @@ MlcRecord ReadRecord(const JsonValue& value, size_t shard, uint64_t shard_nbytes
   r.dtype_span = dtype.span();
   const std::string dtype_text = dtype.String();
   std::optional<DataType> parsed = ParseMlcDtype(dtype_text);
-  if (!parsed) dtype.Fail(fmt::format("weight {}: unsupported dtype '{}'", Quoted(r.name), dtype_text));
+  if (!parsed)
+    dtype.Fail(fmt::format("weight {}: unsupported dtype '{}'", Quoted(r.name), dtype_text));
   r.dtype = *parsed;
 
   JsonValue shape = value.Field("shape");
@@ -99,17 +101,17 @@ MlcRecord ReadRecord(const JsonValue& value, size_t shard, uint64_t shard_nbytes
   if (numel > std::numeric_limits<uint64_t>::max() / element || numel * element != r.nbytes) {
     nbytes.Fail(fmt::format("weight {}: nbytes is {} but {}{} {} takes {} bytes", Quoted(r.name),
                             r.nbytes, r.dtype.ToString(), ShapeToString(r.shape),
-                            stored == r.dtype ? "stored as is"
-                                              : "stored as " + stored.ToString() + " (" +
-                                                    kF32ToBf16Format + ")",
+                            stored == r.dtype
+                                ? "stored as is"
+                                : "stored as " + stored.ToString() + " (" + kF32ToBf16Format + ")",
                             numel * element));
   }
   JsonValue offset = value.Field("byteOffset");
   r.byte_offset = offset.Count();
   if (r.byte_offset > shard_nbytes || r.nbytes > shard_nbytes - r.byte_offset) {
     offset.Fail(fmt::format("weight {}: bytes [{}, {}) run past the {} bytes of shard '{}'",
-                            Quoted(r.name), r.byte_offset, r.byte_offset + r.nbytes,
-                            shard_nbytes, data_path));
+                            Quoted(r.name), r.byte_offset, r.byte_offset + r.nbytes, shard_nbytes,
+                            data_path));
   }
   return r;
 }
@@ -159,7 +161,8 @@ MlcTensorCache MlcTensorCache::OpenIndex(const std::string& index_path) {
   std::vector<uint64_t> shard_nbytes;
   for (size_t s = 0, n = shards.ArraySize(); s < n; ++s) {
     JsonValue shard = shards.At(s);
-    if (!shard.IsObject()) shard.Fail(fmt::format("'{}' must be a shard (an object)", shard.Label()));
+    if (!shard.IsObject())
+      shard.Fail(fmt::format("'{}' must be a shard (an object)", shard.Label()));
     const std::string data_path = shard.Field("dataPath").String();
     if (std::optional<JsonValue> format = shard.Find("format")) {
       if (format->String() != kRawShard) {
@@ -173,8 +176,10 @@ MlcTensorCache MlcTensorCache::OpenIndex(const std::string& index_path) {
       MlcRecord record = ReadRecord(records.At(i), s, nbytes, data_path);
       auto [it, inserted] = cache.by_name_.emplace(record.name, cache.records_.size());
       if (!inserted) {
-        Diagnostic d{Severity::kError, record.span,
-                     fmt::format("weight {} is recorded twice", Quoted(record.name)), {}};
+        Diagnostic d{Severity::kError,
+                     record.span,
+                     fmt::format("weight {} is recorded twice", Quoted(record.name)),
+                     {}};
         d.AddNote(cache.records_[it->second].span, "its first record");
         throw DiagnosticError(std::move(d));
       }

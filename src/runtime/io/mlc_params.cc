@@ -86,8 +86,9 @@ std::optional<MlcParamList> MlcParamsOfModule(const ir::IRModule& mod) {
   }
   const ir::StringImmNode* text = MetadataString(*func);
   if (text == nullptr) {
-    pipesplit::ThrowError(where, "'_metadata' must return R.str(<json>), a JSON description "
-                                 "of the model with its \"params\"");
+    pipesplit::ThrowError(where,
+                          "'_metadata' must return R.str(<json>), a JSON description "
+                          "of the model with its \"params\"");
   }
   const Span anchor = text->span().valid() ? text->span() : where;
   std::string file = anchor.valid() ? SourceManager::Global().Get(anchor.file).name() : "";

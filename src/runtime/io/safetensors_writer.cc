@@ -1,8 +1,8 @@
 // safetensors writer and the dtype names of the format.
-#include <string_view>
-#include <vector>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "pipesplit/runtime/io/safetensors.h"
 #include "src/runtime/io/mapped_file.h"

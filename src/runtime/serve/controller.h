@@ -8,9 +8,9 @@
 // batches round-robin from the one after the last issued, and gives the first idle batch
 // with work its step: a prefill of pending requests when it has room (they join it), else a
 // decode of its running requests (each appends its last token). A prefill takes whole prompts
-// while they fit in options.prefill_chunk_size tokens (when set; always at least one). Complete takes the logits of
-// the oldest step in flight, samples a token per row, and retires requests that have all
-// their tokens (their sequences are removed by the next command issued).
+// while they fit in options.prefill_chunk_size tokens (when set; always at least one). Complete
+// takes the logits of the oldest step in flight, samples a token per row, and retires requests that
+// have all their tokens (their sequences are removed by the next command issued).
 #ifndef PIPESPLIT_SRC_RUNTIME_SERVE_CONTROLLER_H_
 #define PIPESPLIT_SRC_RUNTIME_SERVE_CONTROLLER_H_
 

@@ -49,9 +49,8 @@ std::string DescribeDeclared(const ir::TensorSInfoNode& declared, const Shape& d
 // weight and where it is stored: a DiagnosticError at its record when the source has a text
 // index (MLC's tensor-cache.json: at the dtype or shape field), else a RuntimeError
 // "<file>: packed_params[i] ('name') is ... but 'f' reads it as ...".
-void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
-                     const Shape& shape, const ir::StructInfo& read_as,
-                     const std::string& function);
+void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype, const Shape& shape,
+                     const ir::StructInfo& read_as, const std::string& function);
 // CheckWeightType for every field of the packed_params tuple each Relax function of `mod`
 // declares (whose count must be the weights') and every weight each one reads, before any
 // worker starts; a read field that does not exist is a RuntimeError.

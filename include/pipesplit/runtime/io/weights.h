@@ -61,7 +61,9 @@ class SafetensorsWeights : public WeightSource {
   int64_t size() const override { return static_cast<int64_t>(names_.size()); }
   std::string Name(int64_t index) const override;
   Tensor Load(int64_t index) const override;
-  WeightLocation Locate(int64_t /*index*/) const override { return {file_.display_name(), {}, {}, {}}; }
+  WeightLocation Locate(int64_t /*index*/) const override {
+    return {file_.display_name(), {}, {}, {}};
+  }
 
  private:
   SafetensorsFile file_;
