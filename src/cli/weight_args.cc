@@ -28,8 +28,9 @@ void AddWeightOptions(CLI::App* cmd, WeightArgs* args) {
                   "(tensor-cache.json and params_shard_*.bin, bound by name)")
       ->required();
   cmd->add_option("--param-names", args->param_names,
-                  "the names binding an MLC folder's weights to packed_params, for a module "
-                  "without _metadata: a .json list of names, or a module with _metadata");
+                  "the names binding an MLC folder's weights to packed_params when the module has "
+                  "no _metadata (given, they win over it): a .json list of names, or a module "
+                  "with _metadata");
 }
 
 runtime::MlcParamList ReadParamNames(const std::string& path) {

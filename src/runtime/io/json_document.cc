@@ -37,7 +37,10 @@ class PositionScanner {
                   std::unordered_map<std::string, std::pair<uint32_t, uint32_t>>* index)
       : text_(text), index_(index) {}
 
-  void Scan() { Value(""); }
+  void Scan() {
+    if (text_.substr(0, 3) == "\xEF\xBB\xBF") pos_ = 3;  // a UTF-8 byte order mark
+    Value("");
+  }
 
  private:
   void SkipSpace() {
