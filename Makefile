@@ -14,7 +14,8 @@ DEB_PACKAGES := g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libcli
 ASAN_DIR ?= build-asan
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := fuzz_parser fuzz_roundtrip fuzz_rewrite fuzz_tir fuzz_safetensors fuzz_wire
+FUZZ_TARGETS := fuzz_parser fuzz_roundtrip fuzz_rewrite fuzz_tir fuzz_safetensors fuzz_wire \
+                fuzz_json_index
 # Any ASan/UBSan report fails the test; leaks of OpenMPI's own allocations are suppressed
 # (tests/sanitizers/lsan.supp says why).
 # keep_loaded.so makes dlclose a no-op so leaks inside OpenMPI's dlopen'ed components keep their
@@ -68,6 +69,7 @@ fuzz:
 	python3 fuzz/make_seeds.py . $(FUZZ_DIR)/seeds
 	@for t in $(FUZZ_TARGETS); do \
 	  case $$t in fuzz_safetensors|fuzz_wire) opts="-max_len=4096";; \
+	    fuzz_json_index) opts="-max_len=16384";; \
 	    *) opts="-max_len=16384 -dict=fuzz/tvmscript.dict";; esac; \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t $(FUZZ_DIR)/findings/$$t; \
 	  echo "== $$t: $(FUZZ_SECONDS) s"; \

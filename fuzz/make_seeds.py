@@ -6,7 +6,9 @@ Usage: make_seeds.py <source-dir> <out-dir>
       ../shared/corpus (those under 16 KiB: small seeds keep the targets fast);
   <out>/fuzz_tir: every @T.prim_func of those files, dedented (the target indents it back);
   <out>/fuzz_safetensors: small valid files of every dtype, with and without metadata;
-  <out>/fuzz_wire: header messages of the MPI transport (src/runtime/dist/transport_wire.h).
+  <out>/fuzz_wire: header messages of the MPI transport (src/runtime/dist/transport_wire.h);
+  <out>/fuzz_json_index: the JSON files of ../shared/corpus's MLC folders (indexes, configs)
+      under 16 KiB and a few hand-made texts (escapes, a byte order mark, nesting).
 """
 import hashlib
 import json
@@ -97,6 +99,14 @@ def main():
     write(wire, wire_message(7, 0, 64, [], bytes(8)))  # int64 scalar
     write(wire, wire_message(1, 2, 16, [0, 4], b""))  # empty float16
     write(wire, wire_message(3, 4, 1, [5], b"\x01" * 5))  # bool[5]
+    js = out / "fuzz_json_index"
+    write(js, '{"records": [{"name": "a\\"b\\\\c/~d", "shape": [2, 3], "x": -1.5e-3}], "e": {}}')
+    write(js, '\ufeff[true, false, null, [], [[]], {"": {"~": "\\u00e9"}}]  ')
+    write(js, '{"k": 1, "k": [2, 3]}')
+    if corpus.is_dir():
+        for path in sorted(corpus.rglob("*.json")):
+            if path.stat().st_size <= MAX_SEED:
+                write(js, path.read_bytes())
     print("seeds: %d scripts, %d prim_funcs" % (count, len(list((out / "fuzz_tir").iterdir()))))
 
 

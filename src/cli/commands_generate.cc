@@ -5,7 +5,8 @@
 //   1. Load the module; split it with the pipeline-parallel rewrite when it is not split yet
 //      and runs on more than one group; form the groups.
 //   2. Read the prompts (a JSON list of lists of token ids, or a safetensors file of int32
-//      tensors in file order) and the weights.
+//      tensors in file order) and the weights (a safetensors file, or an MLC folder whose
+//      mlc-chat-config.json gives defaults).
 //   3. Generate (with --verify: then unsplit on one group, on the process holding the outputs,
 //      and compare token ids and logits bit for bit); print the statistics; write the tokens.
 #include <fmt/format.h>
@@ -13,25 +14,31 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/runtime/exec/weight_table.h"
+#include "pipesplit/runtime/io/npy.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/weight_args.h"
 
 namespace pipesplit::cli {
 namespace {
 
 struct GenerateArgs {
   std::string module;
-  std::string params;
+  WeightArgs weights;
   std::string prompts;
   std::string output;
+  std::string dump_logits;
   int max_new_tokens = 16;
   int groups = 0;
   std::string transport = "threads";
@@ -46,6 +53,9 @@ struct GenerateArgs {
   std::string timeline;
   bool verify = false;
   KernelOptions kernels;
+  // Whether the flag was given (else an MLC folder's config gives the default).
+  bool max_batch_size_given = false;
+  bool top_p_given = false;
 };
 
 // Step 2: the prompts of a JSON or safetensors file.
@@ -169,11 +179,57 @@ std::string ResultJson(const runtime::GenerateResult& r,
   return out.dump(1) + "\n";
 }
 
+// Step 2: the defaults an MLC folder's mlc-chat-config.json gives: the running requests
+// (model_config.max_batch_size) and the KV cache's sizes (context window, prefill chunk), and
+// top_p for sampling (generation stays greedy unless --temperature is given). Its stop tokens
+// are not used yet: generation stops after --max-new-tokens.
+void ApplyChatConfig(const runtime::MlcChatConfig& config, const GenerateArgs& args,
+                     runtime::GenerateOptions* options) {
+  if (!args.max_batch_size_given && config.max_batch_size.value_or(-1) > 0) {
+    options->max_batch_size = static_cast<int>(std::min<int64_t>(*config.max_batch_size, 1 << 20));
+  }
+  if (config.context_window_size.value_or(-1) > 0) {
+    options->context_window_size = *config.context_window_size;
+  }
+  if (config.prefill_chunk_size.value_or(-1) > 0) {
+    options->prefill_chunk_size = *config.prefill_chunk_size;
+  }
+  if (!args.top_p_given && config.top_p && *config.top_p > 0 && *config.top_p <= 1) {
+    options->sampling.top_p = *config.top_p;
+  }
+}
+
+// Step 3: the logits each step sampled from, float32 [requests, steps, vocab]; a request with
+// fewer steps than the longest is padded with NaN.
+runtime::Tensor LogitsTensor(const runtime::GenerateResult& r) {
+  int64_t steps = 0;
+  int64_t vocab = 0;
+  for (const runtime::RequestOutput& o : r.requests) {
+    steps = std::max<int64_t>(steps, static_cast<int64_t>(o.logits.size()));
+    if (!o.logits.empty()) vocab = static_cast<int64_t>(o.logits[0].size());
+  }
+  const int64_t requests = static_cast<int64_t>(r.requests.size());
+  runtime::TensorBuilder builder(DataType::Float(32), {requests, steps, vocab});
+  float* out = builder.data<float>();
+  std::fill(out, out + builder.numel(), std::numeric_limits<float>::quiet_NaN());
+  for (int64_t q = 0; q < requests; ++q) {
+    const std::vector<std::vector<float>>& logits = r.requests[q].logits;
+    for (size_t t = 0; t < logits.size(); ++t) {
+      PS_CHECK(static_cast<int64_t>(logits[t].size()) == vocab) << "logits of varying width";
+      std::copy(logits[t].begin(), logits[t].end(),
+                out + (q * steps + static_cast<int64_t>(t)) * vocab);
+    }
+  }
+  return std::move(builder).Publish();
+}
+
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);
   auto [mod, groups] = ModuleForGroups(loaded, args, launcher);           // step 1
   std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
-  runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
+  Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
+  const runtime::WeightSource& weights = *opened.source;
+  runtime::CheckWeightTypes(mod, weights);  // the split module's stages too
 
   runtime::GenerateOptions options;
   options.session.num_groups = groups;
@@ -186,7 +242,8 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   options.max_new_tokens = args.max_new_tokens;
   options.max_batch_size = args.max_batch_size;
   options.sampling = {args.temperature, args.top_p, args.seed};
-  options.keep_logits = args.verify;
+  if (opened.chat_config) ApplyChatConfig(*opened.chat_config, args, &options);
+  options.keep_logits = args.verify || !args.dump_logits.empty();
   const bool show_progress = !args.kernels.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
     options.progress = [](int64_t tokens, double seconds) {
@@ -209,6 +266,10 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   }
   WriteText(args.output, ResultJson(result, prompts));
   std::printf("wrote tokens to %s\n", args.output.c_str());
+  if (!args.dump_logits.empty()) {
+    runtime::WriteNpy(args.dump_logits, LogitsTensor(result));
+    std::printf("wrote logits to %s\n", args.dump_logits.c_str());
+  }
   if (args.verify) {
     // The unsplit reference, on the process holding the split run's outputs (after it, so no
     // MPI rank waits for its commands while the reference runs).
@@ -239,7 +300,7 @@ Runner AddGenerateCommand(CLI::App& app) {
       "generate", "generate tokens from a module in MLC's serving form on worker groups");
   cmd->add_option("module", args->module, "TVMScript module (embed, batch_prefill, ...)")
       ->required();
-  cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
+  AddWeightOptions(cmd, &args->weights);
   cmd->add_option("--prompts", args->prompts,
                   "token ids: a JSON list of lists, or safetensors of int32 tensors")
       ->required();
@@ -255,13 +316,17 @@ Runner AddGenerateCommand(CLI::App& app) {
                   "disjoint batches of requests kept in flight through the groups (default: 1, "
                   "MLC's schedule)")
       ->check(CLI::Range(1, 1024));
-  cmd->add_option("--max-batch-size", args->max_batch_size,
-                  "requests running at once over all batches (default: all)")
-      ->check(CLI::Range(1, 1 << 20));
+  CLI::Option* max_batch_size =
+      cmd->add_option("--max-batch-size", args->max_batch_size,
+                      "requests running at once over all batches (default: an MLC folder's "
+                      "model_config.max_batch_size, else all)")
+          ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--temperature", args->temperature, "sampling temperature (default: 0, greedy)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top-p", args->top_p, "nucleus sampling mass (default: 1)")
-      ->check(CLI::Range(0.0, 1.0));
+  CLI::Option* top_p =
+      cmd->add_option("--top-p", args->top_p,
+                      "nucleus sampling mass (default: an MLC folder's top_p, else 1)")
+          ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", args->seed, "sampling seed");
   cmd->add_option("--threads-per-group", args->threads_per_group,
                   "kernel and OpenBLAS threads of each group (default: 1)")
@@ -271,11 +336,16 @@ Runner AddGenerateCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--trace", args->trace, "write the timeline in Chrome trace event format");
   cmd->add_option("--timeline", args->timeline, "write the timeline as an SVG Gantt chart");
+  cmd->add_option("--dump-logits", args->dump_logits,
+                  "write the logits each step sampled from: a NumPy .npy file, float32, "
+                  "requests x steps x vocab; a request that stopped early is padded with NaN");
   cmd->add_flag("--verify", args->verify,
                 "also generate unsplit on one group; require the same token ids and the same "
                 "logits bit for bit");
   AddKernelOptions(cmd, &args->kernels);
-  return [args] {
+  return [args, max_batch_size, top_p] {
+    args->max_batch_size_given = max_batch_size->count() > 0;
+    args->top_p_given = top_p->count() > 0;
     return WithLauncher(args->transport,
                         [&](runtime::Launcher& launcher) { return GenerateOn(launcher, *args); });
   };

@@ -2,12 +2,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/stage_report.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/weight_args.h"
 
 namespace pipesplit::cli {
 
@@ -40,8 +40,9 @@ Runner AddOptCommand(CLI::App& app) {
   cmd->add_option("--stage-report-svg", args->stage_report_svg,
                   "write an SVG bar chart of the auto-pipeline-stages partition");
   cmd->add_option("--param-names", args->param_names,
-                  "safetensors file whose __metadata__[\"packed_params\"] names the weights in the "
-                  "stage report's mlc object (default: packed_params indices)");
+                  "the names of the weights in the stage report's mlc object: a safetensors file "
+                  "(its __metadata__[\"packed_params\"]), a .json list of names, or a module "
+                  "with _metadata (default: the module's _metadata, else packed_params indices)");
   AddSyntaxOption(cmd, &args->syntax);
   return [args] {
     auto pipeline = transform::ParsePipeline(args->pipeline, "--passes");
@@ -70,9 +71,14 @@ Runner AddOptCommand(CLI::App& app) {
       std::optional<transform::MlcPartitionOrError> mlc;
       if (!plans.empty()) {
         std::vector<std::string> names;
+        std::optional<runtime::MlcParamList> list;
         if (!args->param_names.empty()) {
-          runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->param_names));
-          for (int64_t i = 0; i < weights.size(); ++i) names.push_back(weights.Name(i));
+          list = ReadParamNames(args->param_names);
+        } else {
+          list = runtime::MlcParamsOfModule(mod);
+        }
+        if (list) {
+          for (const runtime::MlcParam& p : list->params) names.push_back(p.name);
         }
         mlc = transform::TryComputeMlcPartition(out, plans, names);
       }

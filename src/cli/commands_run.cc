@@ -9,6 +9,7 @@
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/exec/trace.h"
+#include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/kernels/linalg.h"
@@ -17,6 +18,7 @@
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"
 #include "src/cli/run_inputs.h"
+#include "src/cli/weight_args.h"
 
 namespace pipesplit::cli {
 namespace {
@@ -87,7 +89,7 @@ void ReportTrace(const PipelineArgs& args, const runtime::RunTrace& trace) {
 struct RunArgs {
   std::string module;
   std::string entry = "main";
-  std::string params;
+  WeightArgs weights;
   InputOptions inputs;
   int groups = 0;      // 0: as many as the module has stages
   int group_size = 0;  // 0: 1 on threads; under MPI, the ranks divided among the groups
@@ -101,7 +103,7 @@ struct RunArgs {
 void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("module", args->module, "TVMScript module")->required();
   cmd->add_option("--entry", args->entry, "function to run (default: main)");
-  cmd->add_option("--params", args->params, "weights (safetensors) for packed_params")->required();
+  AddWeightOptions(cmd, &args->weights);
   AddInputOptions(cmd, &args->inputs);
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
@@ -157,12 +159,12 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod,
 
 int RunOn(runtime::Launcher& launcher, const RunArgs& args) {
   ir::IRModule mod = LoadModule(args.module);
+  Weights weights = OpenWeights(args.weights, mod);
   runtime::SessionOptions options = Options(args, mod, launcher);
   runtime::ResolveSchedule(options);  // a bad schedule fails before any input is read
-  runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args.params));
   std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
       args.inputs, mod, args.entry, options.kernels, options.metadata, args.pipeline.microbatches);
-  runtime::RunResult result = launcher.Run(mod, args.entry, inputs, weights, options);
+  runtime::RunResult result = launcher.Run(mod, args.entry, inputs, *weights.source, options);
   PrintReports(result.workers);
   if (!result.holds_outputs) return 0;
   ReportTrace(args.pipeline, result.trace);
@@ -198,10 +200,12 @@ Runner AddVerifySplitCommand(CLI::App& app) {
   AddCommonRunOptions(cmd, args.get());
   return [args] {
     ir::IRModule mod = LoadModule(args->module);
-    runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(args->params));
+    Weights opened = OpenWeights(args->weights, mod);
+    const runtime::WeightSource& weights = *opened.source;
     std::vector<transform::StagePlan> plans;
     ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
     analysis::VerifyWellFormed(split);
+    runtime::CheckWeightTypes(split, weights);
     std::unique_ptr<runtime::Launcher> launcher = runtime::MakeThreadLauncher();
     runtime::SessionOptions options = Options(*args, split, *launcher);
 

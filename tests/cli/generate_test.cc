@@ -132,6 +132,53 @@ TEST(Generate, GreedyTokensEqualTheNumpyReference) {
   EXPECT_EQ(Tokens(out), want);
 }
 
+// --dump-logits: the logits each step sampled from, as NumPy reads them: requests x steps x
+// vocab float32, the greedy token their argmax, close to the float64 reference's logits.
+TEST(Generate, DumpsTheLogitsAsNpy) {
+  fs::path dir = Example(2);
+  fs::path reference = dir / "reference.json";
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  Result ref =
+      Shell(python + " " + std::string(PIPESPLIT_SOURCE_DIR) +
+            "/tests/serving/greedy_reference.py --dir " + dir.string() + " --max-new-tokens " +
+            std::to_string(kNewTokens) + " -o " + reference.string());
+  if (ref.exit_code == 77) GTEST_SKIP() << "numpy is missing";
+  ASSERT_EQ(ref.exit_code, 0) << ref.output;
+  fs::path out = dir / "dump.json";
+  fs::path npy = dir / "logits.npy";
+  Result r =
+      Pipesplit(GenerateArgs(dir, out) + " --batches-in-flight 2 --dump-logits " + npy.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("wrote logits to " + npy.string()));
+  const std::string check =
+      "import json, sys, numpy as np\n"
+      "a = np.load(sys.argv[1])\n"
+      "tokens = [q['tokens'] for q in json.load(open(sys.argv[2]))['requests']]\n"
+      "ref = np.array(json.load(open(sys.argv[3]))['logits'])\n"
+      "assert a.dtype == np.float32 and a.shape == (5, 6, 64), a.shape\n"
+      "assert not np.isnan(a).any()\n"
+      "assert (a.argmax(-1) == np.array(tokens)).all()\n"
+      "print('max diff %.3g' % np.abs(a - ref).max())\n"
+      "assert np.abs(a - ref).max() < 1e-4\n";
+  WriteText(dir / "check_logits.py", check);
+  Result c = Shell(python + " " + (dir / "check_logits.py").string() + " " + npy.string() + " " +
+                   out.string() + " " + reference.string());
+  EXPECT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("max diff"));
+}
+
+// Requests longer than a KV cache page (7 + 16 tokens, two pages each) fit the cache, which
+// is sized in whole pages.
+TEST(Generate, RequestsOfSeveralPagesFitTheCache) {
+  fs::path dir = Example(2);
+  std::string args = GenerateArgs(dir, dir / "long.json");
+  const std::string flag = "--max-new-tokens " + std::to_string(kNewTokens);
+  args.replace(args.find(flag), flag.size(), "--max-new-tokens 16");
+  Result r = Pipesplit(args + " --verify --batches-in-flight 2");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("generated 80 tokens for 5 requests"));
+}
+
 TEST(Generate, SamplingIsReproducibleFromItsSeed) {
   fs::path dir = Example(2);
   auto sample = [&](int seed, const std::string& name) {

@@ -162,5 +162,34 @@ TEST(ServeController, RequestsJoinABatchWhenOthersLeave) {
   EXPECT_TRUE(c.Done());
 }
 
+// With a prefill chunk, a prefill step takes whole prompts while they fit (always one); the
+// running limit counts every batch's share.
+TEST(ServeController, APrefillTakesThePromptsThatFitItsChunk) {
+  std::vector<std::vector<int32_t>> prompts = {{1, 2, 3}, {4, 5}, {6, 7, 8, 9}, {1}};
+  GenerateOptions options;
+  options.max_new_tokens = 1;
+  options.prefill_chunk_size = 5;
+  Controller c(prompts, options);
+  std::optional<Command> first = c.NextCommand();
+  ASSERT_TRUE(first);
+  EXPECT_THAT(first->add, ElementsAre(0, 1));  // 3 + 2 tokens; the 4-token prompt waits
+  std::optional<Command> second = c.NextCommand();
+  ASSERT_FALSE(second);  // one batch, busy
+  c.Complete(LogitsFor(2, 4, 1), 0.0);
+  std::optional<Command> third = c.NextCommand();
+  ASSERT_TRUE(third);
+  EXPECT_THAT(third->add, ElementsAre(2, 3));  // 4 + 1 tokens
+  options.prefill_chunk_size = 2;              // a prompt longer than the chunk still goes alone
+  Controller alone(prompts, options);
+  EXPECT_THAT(alone.NextCommand()->add, ElementsAre(0));
+
+  GenerateOptions running;
+  running.batches_in_flight = 2;
+  running.max_batch_size = 3;
+  EXPECT_EQ(BatchCapacity(10, running), 2);
+  EXPECT_EQ(RunningLimit(10, running), 4);
+  EXPECT_EQ(RunningLimit(3, running), 3);
+}
+
 }  // namespace
 }  // namespace pipesplit::runtime::serve

@@ -1,9 +1,12 @@
 // The weights a group holds (weight_table.h).
 #include "pipesplit/runtime/exec/weight_table.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/support/diagnostic.h"
 
 namespace pipesplit::runtime {
 
@@ -18,15 +21,78 @@ std::string DescribeDeclared(const ir::TensorSInfoNode& t, const Shape& dims) {
   return out + "]";
 }
 
-bool MatchesDeclared(const Tensor& t, const ir::TensorSInfoNode& declared, const Shape& dims) {
-  bool ok = declared.dtype().is_void() || declared.dtype() == t.dtype();
+bool MatchesDeclared(DataType dtype, const Shape& shape, const ir::TensorSInfoNode& declared,
+                     const Shape& dims) {
+  bool ok = declared.dtype().is_void() || declared.dtype() == dtype;
   if (declared.shape()) {
-    ok &= dims.size() == t.shape().size();
-    for (size_t i = 0; ok && i < dims.size(); ++i) ok &= dims[i] < 0 || dims[i] == t.shape()[i];
+    ok &= dims.size() == shape.size();
+    for (size_t i = 0; ok && i < dims.size(); ++i) ok &= dims[i] < 0 || dims[i] == shape[i];
   } else if (declared.ndim() >= 0) {
-    ok &= declared.ndim() == t.ndim();
+    ok &= declared.ndim() == static_cast<int>(shape.size());
   }
   return ok;
+}
+
+bool MatchesDeclared(const Tensor& t, const ir::TensorSInfoNode& declared, const Shape& dims) {
+  return MatchesDeclared(t.dtype(), t.shape(), declared, dims);
+}
+
+void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype, const Shape& shape,
+                     const ir::StructInfo& read_as, const std::string& function) {
+  const auto* declared = ir::As<ir::TensorSInfoNode>(read_as);
+  if (declared == nullptr) return;
+  Shape dims;
+  if (declared->shape()) {
+    for (const ir::PrimExpr& d : *declared->shape()) dims.push_back(ir::AsConstInt(d).value_or(-1));
+  }
+  if (MatchesDeclared(dtype, shape, *declared, dims)) return;
+  const std::string message = fmt::format(
+      "packed_params[{}] ('{}') is {}{} but '{}' reads it as {}", index, weights.Name(index),
+      dtype.ToString(), ShapeToString(shape), function, DescribeDeclared(*declared, dims));
+  const WeightLocation where = weights.Locate(index);
+  const bool dtype_differs = !declared->dtype().is_void() && declared->dtype() != dtype;
+  const Span field = dtype_differs ? where.dtype : where.shape;
+  if (field.valid()) pipesplit::ThrowError(field, message);
+  if (where.record.valid()) pipesplit::ThrowError(where.record, message);
+  throw RuntimeError(where.file.empty() ? message : where.file + ": " + message);
+}
+
+void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights) {
+  auto source = [&](int64_t index) {
+    const WeightLocation where = weights.Locate(index);
+    return where.file.empty() ? std::string() : where.file + ": ";
+  };
+  for (const ir::IRModule::Member& member : mod.members()) {
+    const auto* func = ir::As<ir::FunctionNode>(member.func);
+    if (func == nullptr) continue;
+    const std::string& name = member.gvar->name_hint();
+    // The packed_params tuple as declared: every field, read or not.
+    if (!func->params().empty() &&
+        func->params().back()->name_hint() == ir::protocol::kPackedParams) {
+      if (const auto* tuple = ir::As<ir::TupleSInfoNode>(func->params().back()->struct_info())) {
+        const int64_t declared = static_cast<int64_t>(tuple->fields().size());
+        if (declared != weights.size()) {
+          throw RuntimeError(fmt::format("{}'{}' takes {} weights in packed_params but {} {} given",
+                                         source(0), name, declared, weights.size(),
+                                         weights.size() == 1 ? "is" : "are"));
+        }
+        for (int64_t i = 0; i < declared; ++i) {
+          auto [dtype, shape] = weights.TypeOf(i);
+          CheckWeightType(weights, i, dtype, shape, tuple->fields()[static_cast<size_t>(i)], name);
+        }
+      }
+    }
+    for (const ir::WeightRead& read : ir::WeightReadsOf(*func)) {
+      if (read.index < 0 || read.index >= weights.size()) {
+        throw RuntimeError(fmt::format("{}'{}' reads packed_params[{}] but {} weight{} {} given",
+                                       source(read.index), name, read.index, weights.size(),
+                                       weights.size() == 1 ? "" : "s",
+                                       weights.size() == 1 ? "is" : "are"));
+      }
+      auto [dtype, shape] = weights.TypeOf(read.index);
+      CheckWeightType(weights, read.index, dtype, shape, read.sinfo, name);
+    }
+  }
 }
 
 std::string WeightTable::TypeName() const {
@@ -47,19 +113,7 @@ void WeightTable::LoadReadsOf(const ir::FunctionNode& func, const std::string& n
   for (const ir::WeightRead& read : ir::WeightReadsOf(func)) {
     if (Has(read.index)) continue;
     Tensor t = weights.Load(read.index);
-    if (const auto* declared = ir::As<ir::TensorSInfoNode>(read.sinfo)) {
-      Shape dims;
-      if (declared->shape()) {
-        for (const ir::PrimExpr& d : *declared->shape()) {
-          dims.push_back(ir::AsConstInt(d).value_or(-1));
-        }
-      }
-      if (!MatchesDeclared(t, *declared, dims)) {
-        throw RuntimeError("packed_params[" + std::to_string(read.index) + "] ('" +
-                           weights.Name(read.index) + "') is " + t.ToString() + " but '" + name +
-                           "' reads it as " + DescribeDeclared(*declared, dims));
-      }
-    }
+    CheckWeightType(weights, read.index, t.dtype(), t.shape(), read.sinfo, name);
     report.weight_bytes += t.nbytes();
     report.weight_indices.push_back(read.index);
     tensors_.emplace(read.index, std::move(t));

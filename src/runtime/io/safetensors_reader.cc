@@ -1,18 +1,14 @@
 // safetensors reader: maps a file, validates its header and hands out tensors viewing it.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
 #include "pipesplit/runtime/io/safetensors.h"
+#include "src/runtime/io/mapped_file.h"
 #include "src/runtime/kernels/kernel_util.h"
 
 namespace pipesplit::runtime {
@@ -22,15 +18,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
-
-// Unmaps on destruction.
-struct Mapping {
-  void* address = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (address != nullptr) munmap(address, size);
-  }
-};
 
 // Reads a JSON number that is a non-negative integer.
 std::optional<uint64_t> AsCount(const Json& value) {
@@ -48,31 +35,10 @@ std::string OffsetsText(uint64_t begin, uint64_t end) {
 }  // namespace
 
 SafetensorsFile SafetensorsFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) detail::ThrowError(path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    detail::ThrowError(path + ": cannot stat: " + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    detail::ThrowError(path + ": not a regular file");
-  }
-  auto mapping = std::make_shared<Mapping>();
-  mapping->size = static_cast<size_t>(st.st_size);
-  if (mapping->size > 0) {
-    void* address = ::mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (address == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      detail::ThrowError(path + ": cannot map: " + std::strerror(err));
-    }
-    mapping->address = address;
-  }
-  ::close(fd);
-  const void* data = mapping->address;
+  std::string error;
+  std::shared_ptr<const MappedFile> mapping = MapFile(path, &error);
+  if (mapping == nullptr) detail::ThrowError(path + ": " + error);
+  const void* data = mapping->data;
   const size_t size = mapping->size;
   return FromMemory(path, std::move(mapping), data, size);
 }

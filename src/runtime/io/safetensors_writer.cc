@@ -1,14 +1,11 @@
 // safetensors writer and the dtype names of the format.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <memory>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "pipesplit/runtime/io/safetensors.h"
+#include "src/runtime/io/mapped_file.h"
 #include "src/runtime/kernels/kernel_util.h"
 
 namespace pipesplit::runtime {
@@ -116,36 +113,13 @@ std::string SerializeSafetensors(std::span<const NamedTensor> tensors,
 void WriteSafetensors(const std::string& path, std::span<const NamedTensor> tensors,
                       const SafetensorsMetadata& metadata) {
   const std::string header = BuildHeader(path, tensors, metadata);
-  // Written whole or not at all: into a temporary file next to `path`, renamed over it once
-  // complete, so a run that fails (or is killed) midway never leaves a truncated file.
-  const std::string temp = path + ".tmp" + std::to_string(::getpid());
-  std::unique_ptr<FILE, int (*)(FILE*)> file(std::fopen(temp.c_str(), "wb"), &std::fclose);
-  if (!file) detail::ThrowError(path + ": cannot write: " + std::strerror(errno));
-  auto fail = [&] {
-    std::string reason = std::strerror(errno);
-    file.reset();
-    std::remove(temp.c_str());
-    detail::ThrowError(path + ": cannot write: " + reason);
-  };
-  auto write = [&](const void* data, size_t size) {
-    if (size > 0 && std::fwrite(data, 1, size, file.get()) != size) fail();
-  };
   const std::string prefix = SizePrefix(header.size());
-  write(prefix.data(), prefix.size());
-  write(header.data(), header.size());
+  std::vector<std::string_view> pieces = {prefix, header};
   for (const auto& [name, tensor] : tensors) {
-    write(tensor.raw_data(), static_cast<size_t>(tensor.nbytes()));
+    pieces.emplace_back(static_cast<const char*>(tensor.raw_data()),
+                        static_cast<size_t>(tensor.nbytes()));
   }
-  if (std::fflush(file.get()) != 0) fail();
-  if (std::fclose(file.release()) != 0) {
-    std::remove(temp.c_str());
-    detail::ThrowError(path + ": cannot write: " + std::strerror(errno));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::string reason = std::strerror(errno);
-    std::remove(temp.c_str());
-    detail::ThrowError(path + ": cannot write: " + reason);
-  }
+  WriteFileAtomically(path, pieces);
 }
 
 }  // namespace pipesplit::runtime

@@ -8,6 +8,11 @@
 
 namespace pipesplit::runtime {
 
+std::pair<DataType, Shape> WeightSource::TypeOf(int64_t index) const {
+  Tensor t = Load(index);
+  return {t.dtype(), t.shape()};
+}
+
 Tensor InMemoryWeights::Load(int64_t index) const {
   if (index < 0 || index >= size()) {
     throw RuntimeError("packed_params[" + std::to_string(index) +

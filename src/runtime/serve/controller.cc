@@ -10,18 +10,24 @@
 
 namespace pipesplit::runtime::serve {
 
+int64_t BatchCapacity(int64_t num_requests, const GenerateOptions& options) {
+  const int64_t total = options.max_batch_size > 0
+                            ? std::min<int64_t>(options.max_batch_size, num_requests)
+                            : num_requests;
+  return std::max<int64_t>(1, (total + options.batches_in_flight - 1) / options.batches_in_flight);
+}
+
+int64_t RunningLimit(int64_t num_requests, const GenerateOptions& options) {
+  return std::min(num_requests, BatchCapacity(num_requests, options) * options.batches_in_flight);
+}
+
 Controller::Controller(const std::vector<std::vector<int32_t>>& prompts,
                        const GenerateOptions& options)
     : prompts_(prompts),
       options_(options),
       batches_(static_cast<size_t>(options.batches_in_flight)),
       outputs_(prompts.size()) {
-  const int64_t total =
-      options.max_batch_size > 0
-          ? std::min<int64_t>(options.max_batch_size, static_cast<int64_t>(prompts.size()))
-          : static_cast<int64_t>(prompts.size());
-  capacity_ =
-      std::max<int64_t>(1, (total + options.batches_in_flight - 1) / options.batches_in_flight);
+  capacity_ = BatchCapacity(static_cast<int64_t>(prompts.size()), options);
   for (size_t r = 0; r < prompts.size(); ++r) pending_.push_back(static_cast<int64_t>(r));
 }
 
@@ -34,8 +40,14 @@ std::optional<Command> Controller::NextCommand() {
     c.batch = static_cast<int64_t>(b);
     if (!pending_.empty() && static_cast<int64_t>(batch.running.size()) < capacity_) {
       c.kind = StepKind::kPrefill;
+      const int64_t budget = options_.prefill_chunk_size;
       while (!pending_.empty() && static_cast<int64_t>(batch.running.size()) < capacity_) {
         const int64_t r = pending_.front();
+        const int64_t length = static_cast<int64_t>(prompts_[r].size());
+        if (budget > 0 && !c.add.empty() &&
+            static_cast<int64_t>(c.tokens.size()) + length > budget) {
+          break;
+        }
         pending_.pop_front();
         batch.running.push_back(r);
         c.add.push_back(r);

@@ -7,9 +7,10 @@
 // max_batch_size running requests and at most one step in flight. NextCommand walks the
 // batches round-robin from the one after the last issued, and gives the first idle batch
 // with work its step: a prefill of pending requests when it has room (they join it), else a
-// decode of its running requests (each appends its last token). Complete takes the logits of
-// the oldest step in flight, samples a token per row, and retires requests that have all
-// their tokens (their sequences are removed by the next command issued).
+// decode of its running requests (each appends its last token). A prefill takes whole prompts
+// while they fit in options.prefill_chunk_size tokens (when set; always at least one). Complete
+// takes the logits of the oldest step in flight, samples a token per row, and retires requests that
+// have all their tokens (their sequences are removed by the next command issued).
 #ifndef PIPESPLIT_SRC_RUNTIME_SERVE_CONTROLLER_H_
 #define PIPESPLIT_SRC_RUNTIME_SERVE_CONTROLLER_H_
 
@@ -22,6 +23,11 @@
 #include "src/runtime/serve/command.h"
 
 namespace pipesplit::runtime::serve {
+
+// Requests one batch runs at once: an equal share of max_batch_size (else of all requests).
+int64_t BatchCapacity(int64_t num_requests, const GenerateOptions& options);
+// Requests running at once over all batches.
+int64_t RunningLimit(int64_t num_requests, const GenerateOptions& options);
 
 class Controller {
  public:

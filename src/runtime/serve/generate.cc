@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstring>
@@ -40,11 +41,27 @@ void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
   if (!(options.sampling.top_p > 0 && options.sampling.top_p <= 1)) {
     throw RuntimeError("top-p must be in (0, 1]");
   }
+  if (options.context_window_size < 0 || options.prefill_chunk_size < 0) {
+    throw RuntimeError("the context window and the prefill chunk must not be negative");
+  }
   if (prompts.empty()) throw RuntimeError("there are no prompts");
   for (size_t r = 0; r < prompts.size(); ++r) {
     if (prompts[r].empty()) throw RuntimeError(fmt::format("prompt {} is empty", r));
     for (int32_t id : prompts[r]) {
       if (id < 0) throw RuntimeError(fmt::format("prompt {} has a negative token id {}", r, id));
+    }
+    const int64_t length = static_cast<int64_t>(prompts[r].size());
+    if (options.context_window_size > 0 &&
+        length + options.max_new_tokens > options.context_window_size) {
+      throw RuntimeError(fmt::format(
+          "prompt {} has {} tokens: with {} new tokens it exceeds the context window of {}", r,
+          length, options.max_new_tokens, options.context_window_size));
+    }
+    if (options.prefill_chunk_size > 0 && length > options.prefill_chunk_size) {
+      throw RuntimeError(fmt::format(
+          "prompt {} has {} tokens, more than a prefill step takes (the prefill chunk is {}; "
+          "prompts are prefilled whole)",
+          r, length, options.prefill_chunk_size));
     }
   }
 }
@@ -72,17 +89,27 @@ void CheckTokens(const std::vector<std::vector<int32_t>>& prompts, int64_t vocab
   }
 }
 
-// Caches big enough for every request at its full length at once.
+// Caches big enough for the requests that can run at once, each at its full length in whole
+// pages (the longest ones), and at least the context window; the prefill chunk as configured,
+// else every prompt at once.
 serve::CacheShape CacheFor(const std::vector<std::vector<int32_t>>& prompts,
                            const GenerateOptions& options) {
-  serve::CacheShape shape;
-  shape.max_batch_size = static_cast<int64_t>(prompts.size());
-  shape.max_total_seq_len = 0;
-  shape.prefill_chunk_size = 0;
+  const int64_t running = serve::RunningLimit(static_cast<int64_t>(prompts.size()), options);
+  std::vector<int64_t> pages;
+  int64_t prompt_tokens = 0;
   for (const std::vector<int32_t>& p : prompts) {
-    shape.max_total_seq_len += static_cast<int64_t>(p.size()) + options.max_new_tokens;
-    shape.prefill_chunk_size += static_cast<int64_t>(p.size());
+    const int64_t length = static_cast<int64_t>(p.size()) + options.max_new_tokens;
+    pages.push_back((length + serve::kPageSize - 1) / serve::kPageSize);
+    prompt_tokens += static_cast<int64_t>(p.size());
   }
+  std::sort(pages.begin(), pages.end(), std::greater<>());
+  serve::CacheShape shape;
+  shape.max_batch_size = running;
+  shape.max_total_seq_len = 0;
+  for (int64_t i = 0; i < running; ++i) shape.max_total_seq_len += pages[i] * serve::kPageSize;
+  shape.max_total_seq_len = std::max(shape.max_total_seq_len, options.context_window_size);
+  shape.prefill_chunk_size =
+      options.prefill_chunk_size > 0 ? options.prefill_chunk_size : prompt_tokens;
   return shape;
 }
 

@@ -22,8 +22,6 @@
 namespace pipesplit::runtime::serve {
 namespace {
 
-constexpr int64_t kPageSize = 16;
-
 // The tensor type of `func`'s param `index` (null when it is not a tensor).
 const ir::TensorSInfoNode* TensorParam(const ir::FunctionNode& func, size_t index) {
   if (func.params().size() <= index) return nullptr;

@@ -24,7 +24,10 @@ class WeightTable;
 
 namespace pipesplit::runtime::serve {
 
-// The arguments of create_paged_kv_cache (page size 16, no sliding window).
+// The tokens of a page of the KV caches the engine creates.
+inline constexpr int64_t kPageSize = 16;
+
+// The arguments of create_paged_kv_cache (page size kPageSize, no sliding window).
 struct CacheShape {
   int64_t max_batch_size = 1;
   int64_t max_total_seq_len = 1;

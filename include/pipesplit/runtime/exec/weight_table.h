@@ -11,6 +11,7 @@
 #include <string>
 
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/tensor/value.h"
@@ -36,10 +37,24 @@ class WeightTable : public FieldObject {
   std::map<int64_t, Tensor> tensors_;
 };
 
-// Whether `t` has the dtype and the known dims (-1: any) of `declared`, and how a declared
-// type reads in a message ("float32[4, ?]").
+// Whether `t` (a tensor of `dtype` and `shape`) has the dtype and the known dims (-1: any) of
+// `declared`, and how a declared type reads in a message ("float32[4, ?]").
+bool MatchesDeclared(DataType dtype, const Shape& shape, const ir::TensorSInfoNode& declared,
+                     const Shape& dims);
 bool MatchesDeclared(const Tensor& t, const ir::TensorSInfoNode& declared, const Shape& dims);
 std::string DescribeDeclared(const ir::TensorSInfoNode& declared, const Shape& dims);
+
+// Checks that packed_params[index] of `weights`, of `dtype` and `shape`, is what `function`
+// reads it as (`read_as`, a tensor type; anything else is not checked). The mismatch names the
+// weight and where it is stored: a DiagnosticError at its record when the source has a text
+// index (MLC's tensor-cache.json: at the dtype or shape field), else a RuntimeError
+// "<file>: packed_params[i] ('name') is ... but 'f' reads it as ...".
+void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype, const Shape& shape,
+                     const ir::StructInfo& read_as, const std::string& function);
+// CheckWeightType for every field of the packed_params tuple each Relax function of `mod`
+// declares (whose count must be the weights') and every weight each one reads, before any
+// worker starts; a read field that does not exist is a RuntimeError.
+void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights);
 
 }  // namespace pipesplit::runtime
 

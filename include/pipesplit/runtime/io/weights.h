@@ -7,12 +7,24 @@
 #define PIPESPLIT_RUNTIME_IO_WEIGHTS_H_
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/tensor/tensor.h"
+#include "pipesplit/support/source.h"
 
 namespace pipesplit::runtime {
+
+// Where a weight is stored, for messages.
+struct WeightLocation {
+  std::string file;  // the file holding it (or its index); empty for weights in memory
+  // Where it is described in a text index (MLC's tensor-cache.json): its record, and the
+  // record's shape and dtype fields; invalid elsewhere.
+  Span record;
+  Span shape;
+  Span dtype;
+};
 
 // Where packed_params field i comes from.
 class WeightSource {
@@ -22,6 +34,9 @@ class WeightSource {
   virtual std::string Name(int64_t index) const = 0;
   // The tensor of field `index` (RuntimeError if it cannot be loaded).
   virtual Tensor Load(int64_t index) const = 0;
+  // The dtype and shape Load(index) gives (by default from Load).
+  virtual std::pair<DataType, Shape> TypeOf(int64_t index) const;
+  virtual WeightLocation Locate(int64_t /*index*/) const { return {}; }
 };
 
 // Weights already in memory (tests, generated examples).
@@ -46,6 +61,9 @@ class SafetensorsWeights : public WeightSource {
   int64_t size() const override { return static_cast<int64_t>(names_.size()); }
   std::string Name(int64_t index) const override;
   Tensor Load(int64_t index) const override;
+  WeightLocation Locate(int64_t /*index*/) const override {
+    return {file_.display_name(), {}, {}, {}};
+  }
 
  private:
   SafetensorsFile file_;

@@ -59,6 +59,12 @@ struct GenerateOptions {
   int max_new_tokens = 16;
   // Requests running at once over all batches (each batch takes an equal share); 0: all.
   int max_batch_size = 0;
+  // The model's serving sizes (MLC's mlc-chat-config.json); 0: not given. A request's prompt
+  // and new tokens must fit in the context window, and the KV cache holds at least that many
+  // tokens. A prefill step takes whole prompts of at most prefill_chunk_size tokens in all (a
+  // longer prompt is an error: no chunked prefill), and the cache is created with it.
+  int64_t context_window_size = 0;
+  int64_t prefill_chunk_size = 0;
   SamplingParams sampling;
   // Keep every step's logits of every request in the result (for a bit-for-bit comparison).
   bool keep_logits = false;

@@ -1,0 +1,45 @@
+// The names of packed_params for weights bound by name (an MLC model folder): position i of
+// packed_params is the weight named `params[i].name` of the module's `_metadata` function (MLC
+// compiles one into every model: `def _metadata() -> R.Any: return R.str("<json>")`, the JSON
+// holding a "params" list), or the i-th name of a names file (`--param-names`).
+#ifndef PIPESPLIT_RUNTIME_IO_MLC_PARAMS_H_
+#define PIPESPLIT_RUNTIME_IO_MLC_PARAMS_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipesplit/ir/module.h"
+#include "pipesplit/support/source.h"
+
+namespace pipesplit::runtime {
+
+// The function MLC compiles into a model to describe it.
+inline constexpr const char kMlcMetadataFunction[] = "_metadata";
+
+struct MlcParam {
+  std::string name;
+  // The func_name of its first preproc (MLC's tensor-parallel `_shard_*` kernels, run at load
+  // time); empty when it has none.
+  std::string preproc;
+  Span span;  // where it is named (the _metadata literal, or its entry in a names file)
+};
+
+struct MlcParamList {
+  std::string source;  // for messages: "the _metadata of model.py", or the names file
+  std::vector<MlcParam> params;
+};
+
+// The "params" of `mod`'s `_metadata` function; nullopt when the module has no such function.
+// The one reader of that JSON: DiagnosticError at the string literal when the function does not
+// return one, the JSON is malformed, or "params" is not a list of objects with a string "name"
+// (and, when present, a list "preprocs").
+std::optional<MlcParamList> MlcParamsOfModule(const ir::IRModule& mod);
+
+// The names a JSON file lists: a list of names, or an object with "params" as `_metadata`
+// has. Located errors as above, in the file.
+MlcParamList MlcParamsFromJsonFile(const std::string& path);
+
+}  // namespace pipesplit::runtime
+
+#endif  // PIPESPLIT_RUNTIME_IO_MLC_PARAMS_H_
