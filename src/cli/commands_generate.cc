@@ -18,7 +18,6 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/io/npy.h"
 #include "pipesplit/runtime/io/safetensors.h"
@@ -26,8 +25,8 @@
 #include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
-#include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/serving_args.h"
 #include "src/cli/weight_args.h"
 
 namespace pipesplit::cli {
@@ -53,6 +52,7 @@ struct GenerateArgs {
   std::string timeline;
   bool verify = false;
   KernelOptions kernels;
+  KvCacheArgs kv_cache;
   // Whether the flag was given (else an MLC folder's config gives the default).
   bool max_batch_size_given = false;
   bool top_p_given = false;
@@ -104,30 +104,6 @@ std::vector<std::vector<int32_t>> LoadPrompts(const std::string& path) {
   return prompts;
 }
 
-// Step 1: the module to run on the groups `launcher` forms, and their count.
-std::pair<ir::IRModule, int> ModuleForGroups(const ir::IRModule& mod, const GenerateArgs& args,
-                                             const runtime::Launcher& launcher) {
-  std::vector<std::string> stages =
-      runtime::AnalyzeEntry(mod, runtime::serve_fn::kBatchDecode).stages;
-  if (!stages.empty()) {
-    int groups = launcher.FormGroups({args.groups, 1}, static_cast<int>(stages.size())).num_groups;
-    return {mod, groups};
-  }
-  ir::IRModule split = transform::RewritePipelineStages(mod);
-  analysis::VerifyWellFormed(split);
-  const int split_stages = std::max<int>(
-      1, static_cast<int>(
-             runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
-  const int groups = launcher.FormGroups({args.groups, 1}, split_stages).num_groups;
-  if (groups == 1) return {mod, 1};
-  if (groups != split_stages) {
-    throw runtime::RuntimeError(
-        fmt::format("the module has {} pipeline stage{}: generate on 1 or {} groups, not {}",
-                    split_stages, split_stages == 1 ? "" : "s", split_stages, groups));
-  }
-  return {split, groups};
-}
-
 void WriteText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
@@ -153,6 +129,10 @@ void PrintStats(const runtime::GenerateResult& r, int groups) {
               static_cast<long long>(r.decode_tokens), static_cast<long long>(r.decode_steps),
               static_cast<double>(r.decode_tokens) / std::max(r.decode_seconds, 1e-9),
               static_cast<long long>(r.prefill_steps));
+  if (r.preemptions > 0) {
+    std::printf("preemptions: %lld (requests recomputed when the kv cache ran out of pages)\n",
+                static_cast<long long>(r.preemptions));
+  }
   runtime::RunSummary summary = runtime::Summarize(r.trace);
   std::string bubbles;
   for (int g = 0; g < groups && g < static_cast<int>(summary.utilization.size()); ++g) {
@@ -175,6 +155,7 @@ std::string ResultJson(const runtime::GenerateResult& r,
                         {"decode_tokens", r.decode_tokens},
                         {"decode_seconds", r.decode_seconds},
                         {"prefill_steps", r.prefill_steps},
+                        {"preemptions", r.preemptions},
                         {"decode_steps", r.decode_steps}};
   return out.dump(1) + "\n";
 }
@@ -225,8 +206,8 @@ runtime::Tensor LogitsTensor(const runtime::GenerateResult& r) {
 
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);
-  auto [mod, groups] = ModuleForGroups(loaded, args, launcher);           // step 1
-  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
+  auto [mod, groups] = ServingModuleForGroups(loaded, args.groups, launcher, "generate");  // 1
+  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);                   // step 2
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);  // the split module's stages too
@@ -243,6 +224,12 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   options.max_batch_size = args.max_batch_size;
   options.sampling = {args.temperature, args.top_p, args.seed};
   if (opened.chat_config) ApplyChatConfig(*opened.chat_config, args, &options);
+  const runtime::KvCacheBudget budget = KvCacheBudgetOf(args.kv_cache);
+  options.max_total_tokens = budget.max_total_tokens;
+  options.kv_cache_memory = budget.memory_bytes;
+  if (args.kv_cache.prefill_chunk_size > 0) {
+    options.prefill_chunk_size = args.kv_cache.prefill_chunk_size;
+  }
   options.keep_logits = args.verify || !args.dump_logits.empty();
   const bool show_progress = !args.kernels.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
@@ -255,6 +242,7 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   runtime::GenerateResult result = runtime::Generate(launcher, mod, weights, prompts, options);
   if (show_progress) std::fprintf(stderr, "\n");
   if (!result.holds_outputs) return 0;
+  std::printf("%s\n", DescribeKvCache(result.cache).c_str());
   PrintStats(result, groups);
   if (!args.trace.empty()) {
     WriteText(args.trace, runtime::ChromeTraceJson(result.trace));
@@ -275,6 +263,8 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
     // MPI rank waits for its commands while the reference runs).
     runtime::GenerateOptions single = options;
     single.session.num_groups = 1;
+    single.max_total_tokens = result.cache.max_total_tokens;  // the same pages, the same steps
+    single.kv_cache_memory = 0;
     single.session.kernels = LoadKernels(loaded, args.kernels);
     single.progress = nullptr;
     runtime::GenerateResult reference =
@@ -342,6 +332,8 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_flag("--verify", args->verify,
                 "also generate unsplit on one group; require the same token ids and the same "
                 "logits bit for bit");
+  AddKvCacheOptions(cmd, &args->kv_cache,
+                    "every request at its full length, within 40% of the available memory");
   AddKernelOptions(cmd, &args->kernels);
   return [args, max_batch_size, top_p] {
     args->max_batch_size_given = max_batch_size->count() > 0;

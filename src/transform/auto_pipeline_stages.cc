@@ -17,6 +17,7 @@
 //     unpacked field by field when there are several), later uses renamed to what it carries;
 //  5. set `pipeline_parallel_stages = S`.
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -26,6 +27,7 @@
 #include "pipesplit/ir/name_supply.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/diagnostic.h"
+#include "pipesplit/support/quantity.h"
 #include "src/transform/passes.h"
 
 namespace pipesplit::transform {
@@ -271,34 +273,14 @@ class AutoPipelineStagesPass : public Pass {
 double ParseQuantity(const PassOptions& options, const std::string& key, double fallback) {
   if (!options.Has(key)) return fallback;
   std::string text = options.GetString(key);
-  size_t used = 0;
-  double value = -1;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  std::string unit = text.substr(used);
-  double scale = 1;
-  static const std::pair<const char*, double> kPrefixes[] = {
-      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
-      {"k", 1e3},     {"K", 1e3},        {"M", 1e6},           {"G", 1e9},
-      {"T", 1e12}};
-  for (const auto& [prefix, factor] : kPrefixes) {
-    if (unit.rfind(prefix, 0) == 0) {
-      scale = factor;
-      unit = unit.substr(std::string(prefix).size());
-      break;
-    }
-  }
-  bool unit_ok = unit.empty() || unit == "B" || unit == "B/s" || unit == "FLOP/s";
-  if (used == 0 || !unit_ok || !(value > 0) || !std::isfinite(value)) {
+  std::optional<double> value = pipesplit::ParseQuantity(text, {"B", "B/s", "FLOP/s"});
+  if (!value) {
     ThrowError(options.SpanOf(key), "auto-pipeline-stages: option '" + key +
                                         "' expects a positive quantity such as 24GB, 1.5GiB or "
                                         "25e9, got '" +
                                         text + "'");
   }
-  return value * scale;
+  return *value;
 }
 
 }  // namespace

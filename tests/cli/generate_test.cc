@@ -207,6 +207,33 @@ TEST(Generate, PrintsStatisticsAndWritesTheTimeline) {
   EXPECT_FALSE(trace["traceEvents"].empty());
 }
 
+// The case: 300 requests of 20 prompt and 50 new tokens on the 4-layer serving example,
+// with a KV cache for a tenth of them (30 x 70 tokens). Requests wait for pages and running ones
+// are preempted and recomputed; every request gets its 50 tokens, the split run equals the
+// unsplit one bit for bit, and the tokens equal those of a cache that holds every request.
+TEST(Generate, ThreeHundredRequestsCompleteInACacheForATenthOfThem) {
+  fs::path dir = ScratchDir("generate_300");
+  Result made =
+      Pipesplit("example llama --serving --requests 300 --prompt-len 20 -o " + dir.string());
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const std::string base = "generate " + (dir / "model.py").string() + " --params " +
+                           (dir / "params.safetensors").string() + " --prompts " +
+                           (dir / "prompts.json").string() + " --max-new-tokens 50 ";
+  Result small = Pipesplit(base + "--max-total-tokens 2100 --batches-in-flight 2 --verify -o " +
+                           (dir / "small.json").string());
+  ASSERT_EQ(small.exit_code, 0) << small.output;
+  EXPECT_THAT(small.output, HasSubstr("kv cache: 132 pages of 16 tokens"));
+  EXPECT_THAT(small.output, HasSubstr("generated 15000 tokens for 300 requests"));
+  EXPECT_THAT(small.output, HasSubstr("preemptions: "));
+  EXPECT_THAT(small.output, HasSubstr("verified: 300 requests on 2 groups"));
+  Result whole = Pipesplit(base + "-o " + (dir / "whole.json").string());
+  ASSERT_EQ(whole.exit_code, 0) << whole.output;
+  EXPECT_THAT(whole.output, HasSubstr("kv cache: 1501 pages"));  // 300 x 5 pages, and one
+  EXPECT_THAT(whole.output, testing::Not(HasSubstr("preemptions: ")));
+  EXPECT_EQ(Tokens(dir / "small.json"), Tokens(dir / "whole.json"));
+  EXPECT_GT(nlohmann::json::parse(ReadText(dir / "small.json"))["preemptions"], 0);
+}
+
 // A safetensors file of one tensor per prompt, spelled here (dtype "I32" or another).
 void WritePromptsSafetensors(const fs::path& path, const nlohmann::json& prompts,
                              const std::string& dtype = "I32") {
@@ -268,6 +295,20 @@ TEST(GenerateErrors, BadPrompts) {
   ExpectError("", "[[1, 64]]", "prompt 0 has token id 64, outside the vocabulary of 64");
   ExpectError("", "[]", "there are no prompts");
   ExpectError("--top-p 0", "", "top-p must be in (0, 1]");
+}
+
+TEST(GenerateErrors, KvCacheBudgets) {
+  ExpectError("--kv-cache-memory lots", "", "--kv-cache-memory expects a size such as 1GiB");
+  ExpectError("--kv-cache-memory 1KiB", "",
+              "the kv cache budget (--kv-cache-memory 1.0 KiB per group) holds less than one "
+              "page of 16 tokens");
+  // 16 tokens make 2 pages (the cache keeps one more): a sequence holds 32 tokens.
+  nlohmann::json long_prompt = {std::vector<int>(30, 1)};
+  ExpectError("--max-total-tokens 16", long_prompt.dump(),
+              "prompt 0 has 30 tokens: with 6 new tokens it needs 36, more than a sequence of the "
+              "kv cache holds (32 tokens; --max-total-tokens 16)");
+  ExpectError("--max-total-tokens 16 --kv-cache-memory 1GiB", "",
+              "--max-total-tokens excludes --kv-cache-memory");
 }
 
 TEST(GenerateErrors, GroupsThatDoNotFitTheModule) {

@@ -74,10 +74,13 @@ struct PagedKvCache::State {
   PagedKvCacheConfig config;
   Storage storage = Storage::kF32;
   int64_t elem_bytes = 4;
-  std::vector<std::vector<std::byte>> layers;  // one page array per held layer
-  std::vector<float> rope_divisor;             // theta^(2j / head_dim) for j < head_dim / 2
-  std::vector<int32_t> refs;                   // sequences referring to each page
-  std::vector<int64_t> free_pages;             // popped from the back; page 0 first
+  // One page array per held layer, left uninitialized: a slot is always written before it is
+  // read, so the memory of pages never used is never touched (and, for large caches, never
+  // committed by the system).
+  std::vector<std::unique_ptr<std::byte[]>> layers;
+  std::vector<float> rope_divisor;  // theta^(2j / head_dim) for j < head_dim / 2
+  std::vector<int32_t> refs;        // sequences referring to each page
+  std::vector<int64_t> free_pages;  // popped from the back; page 0 first
   std::map<int64_t, Sequence> sequences;
   bool in_forward = false;
   std::vector<BatchEntry> batch;
@@ -112,11 +115,11 @@ struct PagedKvCache::State {
   // Copies the first `count` slots of page `src` to page `dst` in every held layer.
   void CopySlots(int64_t src, int64_t dst, int64_t count) {
     const size_t bytes = static_cast<size_t>(count * config.head_dim * elem_bytes);
-    for (std::vector<std::byte>& layer : layers) {
+    for (std::unique_ptr<std::byte[]>& layer : layers) {
       for (int kv = 0; kv < 2; ++kv) {
         for (int64_t h = 0; h < config.num_kv_heads; ++h) {
-          std::memcpy(layer.data() + Offset(dst, kv, h, 0) * elem_bytes,
-                      layer.data() + Offset(src, kv, h, 0) * elem_bytes, bytes);
+          std::memcpy(layer.get() + Offset(dst, kv, h, 0) * elem_bytes,
+                      layer.get() + Offset(src, kv, h, 0) * elem_bytes, bytes);
         }
       }
     }
@@ -234,7 +237,8 @@ std::shared_ptr<PagedKvCache> PagedKvCache::Create(const PagedKvCacheConfig& con
   const Shape pages{config.num_pages, 2, config.num_kv_heads, config.page_size, config.head_dim};
   const int64_t layer_bytes = ShapeNumel(pages, "paged kv cache") * state->elem_bytes;
   for (int64_t l = config.layer_begin; l < config.layer_end; ++l) {
-    state->layers.emplace_back(static_cast<size_t>(layer_bytes));
+    state->layers.push_back(
+        std::make_unique_for_overwrite<std::byte[]>(static_cast<size_t>(layer_bytes)));
   }
   if (config.rope_mode == RopeMode::kNormal) {
     const int64_t half = config.head_dim / 2;
@@ -420,7 +424,7 @@ void PagedKvCache::AttentionWithFusedQkv(int64_t layer_id, double sm_scale, cons
                        ShapeToString(out.shape()) + " must be " + c.dtype.ToString() +
                        ShapeToString(out_shape));
   }
-  std::byte* pages = s.layers[layer_id - c.layer_begin].data();
+  std::byte* pages = s.layers[layer_id - c.layer_begin].get();
   const auto* in = static_cast<const std::byte*>(qkv.raw_data());
   auto* o = static_cast<std::byte*>(out.raw_data());
   const int64_t group = c.num_qo_heads / c.num_kv_heads;

@@ -19,7 +19,7 @@ Command DecodeCommand(const Tensor& t) {
   if (t.dtype() != DataType::Int(64) || t.ndim() != 1 || t.numel() < 6) throw bad();
   const int64_t* w = t.data<int64_t>();
   Command c;
-  if (w[0] < 0 || w[0] > 2) throw bad();
+  if (w[0] < 0 || w[0] > static_cast<int64_t>(StepKind::kStats)) throw bad();
   c.kind = static_cast<StepKind>(w[0]);
   c.batch = w[1];
   const int64_t counts[5] = {w[2], w[3], w[4], w[4], w[5]};

@@ -1,33 +1,26 @@
-// Token generation across pipeline groups (serve/generate.h).
+// Token generation across pipeline groups (serve/generate.h), on the serving engine.
 //
 // Generate, steps:
-//   1. Check the options and prompts (token ids within embed's table); size the caches for
-//      every request at once.
-//   2. RunWorkers: every worker makes its ServingWorker (weights, builtins, cache). Worker 0
-//      also runs the controller: it issues each step it can to every other worker and runs it
-//      itself, then takes the oldest step's logits (from the last group) and samples; the
-//      other workers execute the commands they receive until the stop command.
-//   3. The result on the controller's process: outputs, step counts, timings, the trace.
+//   1. Check the options and prompts (token ids within embed's table).
+//   2. Submit every prompt to an engine that stops when no request is left; the KV cache's
+//      default budget is every request that can run at once at its full length in whole pages
+//      (at least the context window).
+//   3. Run it; each request's tokens (and logits) arrive through its callback. When the
+//      caches are made, every prompt with its new tokens must fit a sequence.
+//   4. The result on the controller's process: outputs, step counts, timings, the trace.
 #include "pipesplit/runtime/serve/generate.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
-#include <cstring>
-#include <deque>
 #include <optional>
 
 #include "pipesplit/ir/protocol.h"
-#include "src/runtime/serve/controller.h"
-#include "src/runtime/serve/serving_worker.h"
+#include "src/runtime/serve/command.h"
 
 namespace pipesplit::runtime {
 namespace {
-
-using serve::Command;
-using serve::StepKind;
 
 void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
                   const GenerateOptions& options) {
@@ -57,25 +50,7 @@ void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
           "prompt {} has {} tokens: with {} new tokens it exceeds the context window of {}", r,
           length, options.max_new_tokens, options.context_window_size));
     }
-    if (options.prefill_chunk_size > 0 && length > options.prefill_chunk_size) {
-      throw RuntimeError(fmt::format(
-          "prompt {} has {} tokens, more than a prefill step takes (the prefill chunk is {}; "
-          "prompts are prefilled whole)",
-          r, length, options.prefill_chunk_size));
-    }
   }
-}
-
-// The vocabulary: the rows of the table embed takes its tokens from (its first 2-D weight);
-// nullopt when embed reads none.
-std::optional<int64_t> Vocabulary(const ir::IRModule& mod, const WeightSource& weights) {
-  ir::Function embed = mod.LookupFunction(serve_fn::kEmbed);
-  if (!embed) return std::nullopt;
-  for (const ir::WeightRead& read : ir::WeightReadsOf(*embed)) {
-    Tensor table = weights.Load(read.index);
-    if (table.ndim() == 2) return table.shape()[0];
-  }
-  return std::nullopt;
 }
 
 void CheckTokens(const std::vector<std::vector<int32_t>>& prompts, int64_t vocabulary) {
@@ -89,91 +64,19 @@ void CheckTokens(const std::vector<std::vector<int32_t>>& prompts, int64_t vocab
   }
 }
 
-// Caches big enough for the requests that can run at once, each at its full length in whole
-// pages (the longest ones), and at least the context window; the prefill chunk as configured,
-// else every prompt at once.
-serve::CacheShape CacheFor(const std::vector<std::vector<int32_t>>& prompts,
-                           const GenerateOptions& options) {
-  const int64_t running = serve::RunningLimit(static_cast<int64_t>(prompts.size()), options);
+// Step 2: the tokens of the requests that can run at once (the longest), each at its full
+// length in whole pages, and at least the context window.
+int64_t FullLengthTokens(const std::vector<std::vector<int32_t>>& prompts,
+                         const GenerateOptions& options, int64_t running) {
   std::vector<int64_t> pages;
-  int64_t prompt_tokens = 0;
   for (const std::vector<int32_t>& p : prompts) {
     const int64_t length = static_cast<int64_t>(p.size()) + options.max_new_tokens;
     pages.push_back((length + serve::kPageSize - 1) / serve::kPageSize);
-    prompt_tokens += static_cast<int64_t>(p.size());
   }
   std::sort(pages.begin(), pages.end(), std::greater<>());
-  serve::CacheShape shape;
-  shape.max_batch_size = running;
-  shape.max_total_seq_len = 0;
-  for (int64_t i = 0; i < running; ++i) shape.max_total_seq_len += pages[i] * serve::kPageSize;
-  shape.max_total_seq_len = std::max(shape.max_total_seq_len, options.context_window_size);
-  shape.prefill_chunk_size =
-      options.prefill_chunk_size > 0 ? options.prefill_chunk_size : prompt_tokens;
-  return shape;
-}
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Step 2 on worker 0: the controller beside the first group's worker.
-void RunController(serve::ServingWorker& worker, Transport& transport,
-                   const std::vector<std::vector<int32_t>>& prompts, const GenerateOptions& options,
-                   GenerateResult& result) {
-  const int num_workers = options.session.num_groups;
-  serve::Controller controller(prompts, options);
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<double> first_decode;
-  std::deque<Tensor> local;  // logits of steps this worker ran as the last group
   int64_t tokens = 0;
-  auto issue = [&](const Command& command) {
-    Tensor encoded = serve::EncodeCommand(command);
-    for (int w = 1; w < num_workers; ++w) transport.Send(0, w, encoded);
-    if (command.kind == StepKind::kStop) return;
-    if (command.kind == StepKind::kDecode && !first_decode) first_decode = SecondsSince(start);
-    Tensor logits = worker.Execute(command);
-    if (logits.defined()) local.push_back(logits);
-  };
-  for (;;) {
-    while (std::optional<Command> command = controller.NextCommand()) issue(*command);
-    if (controller.in_flight() == 0) break;
-    Tensor logits;
-    if (num_workers == 1) {
-      logits = std::move(local.front());
-      local.pop_front();
-    } else {
-      logits = transport.Recv(0, num_workers - 1, options.session.timeout);
-    }
-    const size_t before = controller.in_flight();
-    controller.Complete(logits, SecondsSince(start));
-    tokens += static_cast<int64_t>(logits.shape()[0]);
-    PS_CHECK(controller.in_flight() + 1 == before);
-    if (options.progress) options.progress(tokens, SecondsSince(start));
-  }
-  PS_CHECK(controller.Done());
-  result.seconds = SecondsSince(start);
-  issue(controller.StopCommand());
-  result.requests = std::move(controller.outputs());
-  result.prefill_steps = controller.prefill_steps();
-  result.decode_steps = controller.decode_steps();
-  result.decode_tokens = controller.decode_tokens();
-  result.decode_seconds = first_decode ? result.seconds - *first_decode : 0;
-}
-
-// The exception being handled on `worker`, as the WorkerError it reports.
-[[noreturn]] void ThrowAsWorkerError(int worker, const std::string& doing) {
-  try {
-    throw;
-  } catch (const TransportAborted& e) {
-    throw WorkerError(worker, worker, e.what(), /*aborted=*/true);
-  } catch (const WorkerError&) {
-    throw;
-  } catch (const ExecutionError& e) {
-    throw WorkerError(worker, worker, "failed " + doing + ": " + e.what());
-  } catch (const std::exception& e) {
-    throw WorkerError(worker, worker, "failed " + doing + ": " + e.what());
-  }
+  for (int64_t i = 0; i < running; ++i) tokens += pages[i] * serve::kPageSize;
+  return std::max(tokens, options.context_window_size);
 }
 
 }  // namespace
@@ -182,51 +85,75 @@ GenerateResult Generate(Launcher& launcher, const ir::IRModule& mod, const Weigh
                         const std::vector<std::vector<int32_t>>& prompts,
                         const GenerateOptions& options) {
   CheckOptions(prompts, options);  // step 1
-  if (std::optional<int64_t> vocabulary = Vocabulary(mod, weights)) {
-    CheckTokens(prompts, *vocabulary);
+  if (const int64_t vocabulary = ServingVocabulary(mod, weights); vocabulary > 0) {
+    CheckTokens(prompts, vocabulary);
   }
-  const serve::CacheShape cache = CacheFor(prompts, options);
-  const SessionOptions& session = options.session;
+  const int64_t num_requests = static_cast<int64_t>(prompts.size());
+  EngineOptions engine_options;  // step 2
+  engine_options.session = options.session;
+  engine_options.batches_in_flight = options.batches_in_flight;
+  engine_options.max_batch_size = options.max_batch_size > 0
+                                      ? std::min<int64_t>(options.max_batch_size, num_requests)
+                                      : num_requests;
+  engine_options.prefill_chunk_size =
+      options.prefill_chunk_size > 0 ? options.prefill_chunk_size : kDefaultPrefillChunkSize;
+  engine_options.context_window_size = options.context_window_size;
+  engine_options.kv_cache.max_total_tokens = options.max_total_tokens;
+  engine_options.kv_cache.memory_bytes = options.kv_cache_memory;
+  engine_options.kv_cache.max_tokens_cap =
+      FullLengthTokens(prompts, options, engine_options.max_batch_size);
+  engine_options.keep_logits = options.keep_logits;
+  engine_options.record_trace = true;
+  engine_options.stop_when_idle = true;
+  engine_options.progress = options.progress;
+  Engine engine(engine_options);
   GenerateResult result;
-  std::vector<std::optional<WorkerReport>> reports(static_cast<size_t>(session.num_groups));
-  std::vector<std::string> group_functions;
-  // A link holds at most a command and a tensor per step in flight, and the stop command.
-  const size_t link_capacity = 2 * static_cast<size_t>(options.batches_in_flight) + 2;
-  std::vector<TraceSlice> slices = launcher.RunWorkers(  // step 2
-      session, link_capacity, /*reporter=*/0,
-      [&](Transport& transport, int w, TraceRecorder* recorder) {
-        std::string doing = "setting up";
-        try {
-          serve::ServingWorker worker(mod, weights, session, transport, w, recorder, cache);
-          doing = "generating";
-          if (w == 0) {
-            group_functions = worker.StageNames(serve_fn::kBatchDecode);
-            RunController(worker, transport, prompts, options, result);
-          } else {
-            for (;;) {
-              Command command = worker.Receive();
-              if (command.kind == StepKind::kStop) break;
-              doing = fmt::format("in a {} step of batch {}",
-                                  command.kind == StepKind::kPrefill ? "prefill" : "decode",
-                                  command.batch);
-              worker.Execute(command);
-              doing = "generating";
-            }
-          }
-          reports[w] = worker.report();
-        } catch (...) {
-          ThrowAsWorkerError(w, doing);
-        }
-      });
-  if (!reports[0]) {  // step 3
-    result.holds_outputs = false;
-  } else {
-    result.trace = MakeRunTrace(session.num_groups, options.batches_in_flight,
-                                std::move(group_functions), std::move(slices));
+  result.requests.resize(prompts.size());
+  std::optional<std::string> error;
+  for (int64_t r = 0; r < num_requests; ++r) {
+    EngineRequest request;
+    request.prompt = prompts[r];
+    request.max_tokens = options.max_new_tokens;
+    request.sampling = options.sampling;
+    request.sample_key = static_cast<uint64_t>(r);
+    RequestOutput& out = result.requests[r];
+    engine.Submit(std::move(request), [&, r](const TokenEvent& event) {
+      if (event.token >= 0) {
+        if (out.tokens.empty()) out.first_token_seconds = event.seconds;
+        out.tokens.push_back(event.token);
+        if (!event.logits.empty())
+          out.logits.emplace_back(event.logits.begin(), event.logits.end());
+      }
+      if (event.finish == FinishReason::kError && !error) {
+        error = fmt::format("prompt {}: {}", r, event.error);
+        engine.Shutdown(*error);
+      }
+    });
   }
-  for (std::optional<WorkerReport>& r : reports) {
-    if (r) result.workers.push_back(std::move(*r));
-  }
+  EngineRunResult run = engine.Run(launcher, mod, weights, [&](const EngineInfo& info) {  // step 3
+    result.cache = info;
+    for (int64_t r = 0; r < num_requests; ++r) {
+      const int64_t length = static_cast<int64_t>(prompts[r].size()) + options.max_new_tokens;
+      if (length > info.max_sequence_length) {
+        throw RuntimeError(fmt::format(
+            "prompt {} has {} tokens: with {} new tokens it needs {}, more than a sequence "
+            "of the kv cache holds ({} tokens; {})",
+            r, prompts[r].size(), options.max_new_tokens, length, info.max_sequence_length,
+            info.budget));
+      }
+    }
+  });
+  if (error) throw RuntimeError(*error);
+  result.holds_outputs = run.holds_outputs;  // step 4
+  result.seconds = run.seconds;
+  result.prefill_steps = run.prefill_steps;
+  result.decode_steps = run.decode_steps;
+  result.preemptions = run.preemptions;
+  result.decode_tokens = run.decode_tokens;
+  result.decode_seconds = run.decode_seconds;
+  result.trace = std::move(run.trace);
+  result.workers = std::move(run.workers);
+  if (!result.holds_outputs) result.requests.clear();
   return result;
 }
 

@@ -6,7 +6,8 @@
 //   2. Load the weights of the group's stages (and embed's on group 0).
 //   3. Register the builtins: the KV cache's for this group, sends straight onto the link to
 //      the next group, receives straight from the previous one, the dispatcher.
-//   4. Create the cache by calling the module's creator on this worker.
+// CreateCache calls the module's creator on this worker (ProbeCacheArguments calls it for a
+// cache of one page and keeps the arguments the creator passes to the builtin).
 // Execute: sequence changes, begin_forward, the stage, end_forward; the last group hands the
 // logits to worker 0.
 #include "src/runtime/serve/serving_worker.h"
@@ -17,7 +18,8 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/exec/weight_table.h"
-#include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/runtime/serve/engine.h"
+#include "pipesplit/support/check.h"
 
 namespace pipesplit::runtime::serve {
 namespace {
@@ -28,11 +30,15 @@ const ir::TensorSInfoNode* TensorParam(const ir::FunctionNode& func, size_t inde
   return ir::As<ir::TensorSInfoNode>(func.params()[index]->struct_info());
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
 }  // namespace
 
 ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weights,
                              const SessionOptions& options, Transport& transport, int worker,
-                             TraceRecorder* recorder, const CacheShape& cache)
+                             TraceRecorder* recorder)
     : mod_(mod),
       options_(options),
       transport_(transport),
@@ -96,8 +102,23 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
       [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
+  // The cache builtin keeps the arguments of the last cache it creates.
+  const BuiltinFn* create = builtins_.Find(paged_kv::kCreate);
+  PS_CHECK(create != nullptr);
+  builtins_.Register(paged_kv::kCreate, [this, inner = *create](BuiltinCall& call) {
+    create_args_ = call.args;
+    return inner(call);
+  });
+}
 
-  // Step 4.
+std::vector<Value> ServingWorker::ProbeCacheArguments() {
+  CreateCache({1, kPageSize, kPageSize});
+  cache_value_ = Value();
+  cache_ = nullptr;
+  return create_args_;
+}
+
+void ServingWorker::CreateCache(const CacheShape& shape) {
   const char* creator = mod_.LookupFunction(serve_fn::kCreateTirPagedKvCache)
                             ? serve_fn::kCreateTirPagedKvCache
                             : serve_fn::kCreatePagedKvCache;
@@ -107,14 +128,15 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
         "'create_paged_kv_cache'");
   }
   std::vector<Value> shape_args;
-  for (int64_t v : {cache.max_batch_size, cache.max_total_seq_len, cache.prefill_chunk_size,
+  for (int64_t v : {shape.max_batch_size, shape.max_total_seq_len, shape.prefill_chunk_size,
                     kPageSize, int64_t{0}}) {
     shape_args.push_back(Value::MakeShape({v}));
   }
   cache_value_ = interpreter_->Invoke(creator, std::move(shape_args));
   cache_ = dynamic_cast<const PagedKvCache*>(cache_value_.as_object());
-  if (cache_ == nullptr)
+  if (cache_ == nullptr) {
     throw RuntimeError(std::string("'") + creator + "' did not return a paged KV cache");
+  }
 }
 
 ServingWorker::~ServingWorker() = default;
@@ -134,6 +156,7 @@ Value ServingWorker::SendToNextGroup(BuiltinCall& call) {
   if (last_) throw RuntimeError("send_to_next_group called on the last group");
   auto begin = std::chrono::steady_clock::now();
   transport_.Send(worker_, worker_ + 1, call.args[0].ExpectTensor("the value sent"));
+  waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kSend, batch_, begin);
   return Value();
 }
@@ -142,6 +165,7 @@ Value ServingWorker::RecvFromPrevGroup(BuiltinCall& call) {
   if (group_ == 0) throw RuntimeError("recv_from_prev_group called on the first group");
   auto begin = std::chrono::steady_clock::now();
   Tensor t = transport_.Recv(worker_, worker_ - 1, options_.timeout);
+  waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kRecv, batch_, begin);
   CheckReceived(t, call, worker_ - 1);
   return t;
@@ -168,6 +192,8 @@ Tensor ServingWorker::Embeddings(const Command& command) {
 }
 
 Tensor ServingWorker::Execute(const Command& command) {
+  PS_CHECK(cache_ != nullptr &&
+           (command.kind == StepKind::kPrefill || command.kind == StepKind::kDecode));
   auto begin = std::chrono::steady_clock::now();
   batch_ = command.batch;
   for (int64_t id : command.remove) cache_->RemoveSequence(id);
@@ -187,6 +213,7 @@ Tensor ServingWorker::Execute(const Command& command) {
   Value out = interpreter_->Invoke(prefill ? serve_fn::kBatchPrefill : serve_fn::kBatchDecode,
                                    std::move(args));
   cache_->EndForward();
+  busy_seconds_ += SecondsSince(begin) - std::exchange(waiting_seconds_, 0.0);
   Record(TraceSlice::Kind::kCompute, batch_, begin);
   if (!last_) return Tensor();
   const Value::Tuple* fields = out.as_tuple();

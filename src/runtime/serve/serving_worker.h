@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/dist/transport.h"
@@ -24,9 +25,6 @@ class WeightTable;
 
 namespace pipesplit::runtime::serve {
 
-// The tokens of a page of the KV caches the engine creates.
-inline constexpr int64_t kPageSize = 16;
-
 // The arguments of create_paged_kv_cache (page size kPageSize, no sliding window).
 struct CacheShape {
   int64_t max_batch_size = 1;
@@ -37,13 +35,21 @@ struct CacheShape {
 class ServingWorker {
  public:
   // Checks the module (its functions, their stages against options.num_groups, group_size
-  // 1), loads the group's weights, registers the builtins and creates the cache: RuntimeError
-  // when any of it fails. `mod`, `transport` and `recorder` (may be null) outlive the worker.
+  // 1), loads the group's weights and registers the builtins: RuntimeError when any of it
+  // fails. `mod`, `transport` and `recorder` (may be null: no trace) outlive the worker.
   ServingWorker(const ir::IRModule& mod, const WeightSource& weights, const SessionOptions& options,
-                Transport& transport, int worker, TraceRecorder* recorder, const CacheShape& cache);
+                Transport& transport, int worker, TraceRecorder* recorder);
   ~ServingWorker();
   ServingWorker(const ServingWorker&) = delete;
   ServingWorker& operator=(const ServingWorker&) = delete;
+
+  // The arguments the module's cache creator passes to
+  // vm.builtin.paged_attention_kv_cache_create (found by creating a cache of one page).
+  std::vector<Value> ProbeCacheArguments();
+  // Creates the group's cache; RuntimeError when the module's creator fails.
+  void CreateCache(const CacheShape& shape);
+  // The cache (after CreateCache).
+  const PagedKvCache& cache() const { return *cache_; }
 
   // The next command from worker 0 (RuntimeError after the session's timeout).
   Command Receive();
@@ -52,6 +58,8 @@ class ServingWorker {
   // float32 [rows, vocab] (sent to worker 0 as well when this is not worker 0); elsewhere an
   // undefined tensor.
   Tensor Execute(const Command& command);
+  // Seconds spent in Execute so far, less the waits for the neighbouring groups.
+  double busy_seconds() const { return busy_seconds_; }
 
   const WorkerReport& report() const { return report_; }
   int group() const { return group_; }
@@ -77,7 +85,10 @@ class ServingWorker {
   std::unique_ptr<Interpreter> interpreter_;
   Value cache_value_;                    // the cache as the module's functions take it
   const PagedKvCache* cache_ = nullptr;  // owned by cache_value_
-  int64_t hidden_ = 0;                   // the hidden size of the input embeddings
+  std::vector<Value> create_args_;       // of the last cache created
+  double busy_seconds_ = 0;
+  double waiting_seconds_ = 0;  // in sends and receives of the step being executed
+  int64_t hidden_ = 0;          // the hidden size of the input embeddings
   DataType hidden_dtype_;
   int64_t batch_ = 0;  // the batch of the step being executed (for the trace)
 };

@@ -1,21 +1,13 @@
 // Token generation across pipeline groups: MLC-LLM's serving loop over a module in its form
 // (embed, batch_prefill, batch_decode, create_paged_kv_cache; shared/spec/mlc-serving.md),
-// with several batches in flight.
+// with several batches in flight, as a batch job on the serving engine (engine.h).
 //
-// Every worker group keeps a paged KV cache for its layers (created by the module's
-// create_paged_kv_cache on the worker, so it holds the group's slice of layer_partition) and
-// the weights of the functions it runs. The controller runs beside the first worker (group 0,
-// worker 0): it splits the requests into `batches_in_flight` disjoint batches and keeps one
-// step of each in flight. A step is a command every worker receives in one global order:
-// sequences to remove and to add, then a forward (prefill of new requests or decode of the
-// batch's running ones) that each worker brackets with kv_state_begin_forward/end_forward on
-// its cache. Group 0 embeds the step's tokens and runs its stage, which sends its hidden
-// states on; the last group sends the logits back to the controller, which samples the next
-// tokens and issues the batch's next step. So while group 1 runs batch A's step, group 0 runs
-// batch B's. Requests join a batch when it has room and leave it when they finish (continuous
-// batching). The schedule depends only on the requests and the options, never on timing: the
-// same options give the same steps on any number of groups, so a split run can be compared
-// with an unsplit one bit for bit.
+// Every prompt is submitted before the engine starts, so the steps depend only on the prompts
+// and the options, never on timing: the same options give the same steps on any number of
+// groups, and a split run compares with an unsplit one bit for bit. The engine's KV cache is
+// sized by the budget (default: every request at its full length, in whole pages, within the
+// engine's default share of the memory); requests that do not fit wait, and running ones are
+// preempted and recomputed when a page runs out, so a run never fails for memory.
 //
 // Sampling: greedy (the first largest logit) at temperature 0; otherwise softmax of
 // logits / temperature, nucleus (top-p) cut, and a draw from a stream seeded by (seed,
@@ -33,23 +25,9 @@
 #include "pipesplit/runtime/exec/trace.h"
 #include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/runtime/serve/engine.h"
 
 namespace pipesplit::runtime {
-
-// The module functions the engine calls (MLC's names).
-namespace serve_fn {
-inline constexpr const char kEmbed[] = "embed";
-inline constexpr const char kBatchPrefill[] = "batch_prefill";
-inline constexpr const char kBatchDecode[] = "batch_decode";
-inline constexpr const char kCreateTirPagedKvCache[] = "create_tir_paged_kv_cache";
-inline constexpr const char kCreatePagedKvCache[] = "create_paged_kv_cache";
-}  // namespace serve_fn
-
-struct SamplingParams {
-  double temperature = 0;  // 0: greedy
-  double top_p = 1;        // in (0, 1]
-  uint64_t seed = 0;
-};
 
 struct GenerateOptions {
   // Groups (group_size must be 1), threads, timeout, kernels and metadata of the session;
@@ -60,11 +38,14 @@ struct GenerateOptions {
   // Requests running at once over all batches (each batch takes an equal share); 0: all.
   int max_batch_size = 0;
   // The model's serving sizes (MLC's mlc-chat-config.json); 0: not given. A request's prompt
-  // and new tokens must fit in the context window, and the KV cache holds at least that many
-  // tokens. A prefill step takes whole prompts of at most prefill_chunk_size tokens in all (a
-  // longer prompt is an error: no chunked prefill), and the cache is created with it.
+  // and new tokens must fit in the context window. A step takes at most prefill_chunk_size
+  // tokens (0: kDefaultPrefillChunkSize; a longer prompt is prefilled in chunks).
   int64_t context_window_size = 0;
   int64_t prefill_chunk_size = 0;
+  // The KV cache's budget (0, 0: every request at its full length, within the default share
+  // of the memory).
+  int64_t max_total_tokens = 0;
+  int64_t kv_cache_memory = 0;
   SamplingParams sampling;
   // Keep every step's logits of every request in the result (for a bit-for-bit comparison).
   bool keep_logits = false;
@@ -87,6 +68,8 @@ struct GenerateResult {
   double seconds = 0;                   // from the start to the last token
   int64_t prefill_steps = 0;
   int64_t decode_steps = 0;
+  int64_t preemptions = 0;
+  EngineInfo cache;  // the cache the run had (on the process holding the outputs)
   // Tokens sampled from decode steps, and the time from the first decode step's issue to the
   // last token: decode tokens/s is their ratio.
   int64_t decode_tokens = 0;

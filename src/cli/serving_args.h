@@ -1,0 +1,42 @@
+// What `generate` and `serve` share: the module for the groups (split by the
+// pipeline-parallel rewrite when it is not split yet) and the KV cache's flags
+// (--max-total-tokens, --kv-cache-memory, --prefill-chunk-size).
+#ifndef PIPESPLIT_SRC_CLI_SERVING_ARGS_H_
+#define PIPESPLIT_SRC_CLI_SERVING_ARGS_H_
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/serve/engine.h"
+
+namespace pipesplit::runtime {
+class Launcher;
+}
+
+namespace pipesplit::cli {
+
+// The module to run on the groups `launcher` forms for `requested_groups` (0: the module's
+// stages), and their count. RuntimeError when the groups do not fit the module's stages.
+std::pair<ir::IRModule, int> ServingModuleForGroups(const ir::IRModule& mod, int requested_groups,
+                                                    const runtime::Launcher& launcher,
+                                                    const std::string& command);
+
+struct KvCacheArgs {
+  int64_t max_total_tokens = 0;
+  std::string kv_cache_memory;  // "1GiB"
+  int64_t prefill_chunk_size = 0;
+};
+void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& default_phrase);
+// The budget of the flags (max_tokens_cap left 0); RuntimeError for a malformed size.
+runtime::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args);
+
+// "kv cache: 1314 pages of 16 tokens (21024 tokens), at most 20.5 MiB per group (--max-total-
+// tokens 21000)".
+std::string DescribeKvCache(const runtime::EngineInfo& info);
+
+}  // namespace pipesplit::cli
+
+#endif  // PIPESPLIT_SRC_CLI_SERVING_ARGS_H_
