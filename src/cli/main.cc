@@ -63,6 +63,7 @@ int main(int argc, char** argv) {
   add(cli::AddRunCommand);
   add(cli::AddVerifySplitCommand);
   add(cli::AddGenerateCommand);
+  add(cli::AddServeCommand);
   add(cli::AddExampleCommand);
 
   if (std::string unknown = UnknownSubcommandError(app, argc, argv); !unknown.empty()) {

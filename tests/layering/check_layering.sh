@@ -94,7 +94,7 @@ done
 # Inside a layer split into folders, a file of folder F includes only headers of F and of the
 # folders before it (the order its CMakeLists.txt states).
 declare -A folder_order=(
-  [runtime]="tensor kernels io dist exec launch serve"
+  [runtime]="tensor kernels io dist exec launch serve text http"
   [script]="syntax tir relax printer"
 )
 folder_rank() {  # folder_rank <layer> <folder>: its position, -1 when unknown

@@ -9,7 +9,8 @@
 //           scheduler's queue, cancelled ones leave it);
 //        b. issue every step the scheduler can give now: the command goes to every other
 //           worker, then worker 0 runs its own part (group 0's stage);
-//        c. once a second while steps run, ask every group for its busy time (kStats);
+//        c. once a second while steps run and when they stop, ask every group for its busy
+//           time (kStats);
 //        d. publish the metrics;
 //        e. take the oldest reply (a step's logits from the last group, or the busy times) and
 //           hand the sampled tokens to their requests' callbacks; when nothing is in flight,
@@ -94,6 +95,7 @@ class Controller {
   std::optional<Clock::time_point> active_since_;
   Clock::time_point last_stats_;
   bool stats_pending_ = false;
+  bool steps_since_stats_ = false;
   std::vector<double> busy_;
   int64_t tokens_ = 0;
 };
@@ -208,17 +210,20 @@ void Controller::IssueStep(const Command& command) {
   if (scheduler_->last_step_decodes() && !first_decode_) first_decode_ = now;
   if (replies_.empty() && !active_since_) active_since_ = now;
   replies_.push_back(Reply::kStep);
+  steps_since_stats_ = true;
   Tensor logits = worker_.Execute(command);
   if (num_workers_ == 1) local_logits_.push_back(std::move(logits));
 }
 
 // Step 2c.
 void Controller::MaybeGatherStats() {
-  if (!options_.gather_busy_time || num_workers_ == 1 || stats_pending_ || replies_.empty()) {
+  if (!options_.gather_busy_time || num_workers_ == 1 || stats_pending_ || !steps_since_stats_) {
     return;
   }
+  // Once a second while steps run, and when they stop.
   const Clock::time_point now = Clock::now();
-  if (now - last_stats_ < kStatsInterval) return;
+  if (!replies_.empty() && now - last_stats_ < kStatsInterval) return;
+  steps_since_stats_ = false;
   last_stats_ = now;
   Command stats;
   stats.kind = StepKind::kStats;
