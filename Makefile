@@ -83,6 +83,7 @@ fuzz:
 
 bench: build
 	$(BUILD_DIR)/bench/pipesplit_bench --benchmark_min_time=0.2
+	bench/serve_bench.sh $(BUILD_DIR)
 
 demo: deps
 	$(MAKE) build

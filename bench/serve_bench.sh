@@ -41,7 +41,8 @@ run() {
   "$CLIENT" --port "$port" --requests "$REQUESTS" --rate "$RATE" --vocab 1024 --seed 1 \
     --label "$1" $3 | tee -a "$DIR/results.out" | grep -v '^json'
   grep '^json' "$DIR/results.out" | tail -1 | sed 's/^json //' >>"$DIR/results.jsonl"
-  curl -s "http://127.0.0.1:$port/metrics" 2>/dev/null |
+  python3 -c "import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())" \
+    "http://127.0.0.1:$port/metrics" |
     grep -E '^pipesplit:(bubble_fraction|num_preemptions_total)' | sed 's/{model_name="model",*/{/;s/^/    /' || true
   kill -TERM "$server"
   wait "$server"

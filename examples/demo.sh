@@ -5,7 +5,8 @@
 # draw the run (build/demo/*.svg; set TIMELINE=FILE to write the SVG elsewhere, e.g.
 # docs/pipeline_timeline.svg for the README);
 # finally generate tokens from the model in MLC's serving form on 2 groups with 2 batches in
-# flight, verified against the unsplit model, and draw it (GENERATE_TIMELINE=FILE).
+# flight, verified against the unsplit model, and draw it (GENERATE_TIMELINE=FILE); last, serve
+# it over HTTP with the OpenAI API, send two requests (one streamed) and stop the server.
 set -euo pipefail
 PIPESPLIT=${1:-build/pipesplit}
 DIR=${DEMO_DIR:-build/demo}
@@ -63,3 +64,44 @@ echo "== 6. generate tokens from the model in MLC's serving form on 2 groups, 2 
     --verify --timeline "${GENERATE_TIMELINE:-$DIR/generate_timeline.svg}" \
     -o "$DIR/serving/tokens.json"
 echo "timeline of the generation: ${GENERATE_TIMELINE:-$DIR/generate_timeline.svg}"
+
+echo
+echo "== 7. serve it over HTTP (OpenAI API), 2 groups, 2 batches in flight; two requests, one streamed =="
+# A SentencePiece tokenizer of the model's 512 tokens, trained on a text Debian ships.
+spm_train --input=/usr/share/common-licenses/GPL-3 --model_prefix="$DIR/serving/tokenizer" \
+    --vocab_size=512 --model_type=bpe --minloglevel=2 >/dev/null 2>&1
+"$PIPESPLIT" serve "$DIR/serving/model.py" --params "$DIR/serving/params.safetensors" \
+    --tokenizer "$DIR/serving/tokenizer.model" --batches-in-flight 2 --port 0 \
+    >"$DIR/serve.log" 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 300); do
+  grep -q "at http://" "$DIR/serve.log" && break
+  sleep 0.1
+done
+cat "$DIR/serve.log"
+PORT=$(grep -o 'at http://127.0.0.1:[0-9]*' "$DIR/serve.log" | grep -o '[0-9]*$')
+"${PYTHON:-/usr/bin/python3}" - "$PORT" <<'PY'
+import http.client, json, sys
+port = int(sys.argv[1])
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+c.request("POST", "/v1/completions", json.dumps(
+    {"model": "model", "prompt": "This License", "max_tokens": 12, "temperature": 0}))
+r = json.loads(c.getresponse().read())
+print("POST /v1/completions ->", json.dumps(r["choices"][0]["text"]), r["usage"])
+c.request("POST", "/v1/chat/completions", json.dumps(
+    {"messages": [{"role": "user", "content": "What is free software?"}], "max_tokens": 12,
+     "temperature": 0, "stream": True}))
+print("POST /v1/chat/completions (stream) ->", end=" ", flush=True)
+for line in c.getresponse():
+    line = line.decode().strip()
+    if line.startswith("data: {"):
+        print(json.dumps(json.loads(line[6:])["choices"][0]["delta"]["content"]), end=" ",
+              flush=True)
+    elif line == "data: [DONE]":
+        print("[DONE]")
+PY
+kill -TERM $SERVER
+wait $SERVER
+trap - EXIT
+echo "server stopped"
