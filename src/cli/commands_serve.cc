@@ -20,6 +20,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <thread>
 
@@ -50,6 +51,8 @@ struct ServeArgs {
   int threads_per_group = 1;
   double timeout = 60;
   KvCacheArgs kv_cache;
+  std::string trace;
+  std::string timeline;
   KernelOptions kernels;
 };
 
@@ -153,6 +156,7 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
       (options.context_window_size > 0 ? options.context_window_size : kDefaultContextTokens);
   options.max_queue = args.max_queue;
   options.gather_busy_time = true;
+  options.record_trace = !args.trace.empty() || !args.timeline.empty();
 
   runtime::http::ServerOptions server_options;
   server_options.host = args.host;
@@ -191,13 +195,23 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
                 tokenizer ? fmt::format(" (tokenizer {})", tokenizer->path()).c_str() : "");
     std::fflush(stdout);
   };
+  runtime::EngineRunResult result;
   try {
-    engine.Run(launcher, mod, weights, on_ready);
+    result = engine.Run(launcher, mod, weights, on_ready);
   } catch (...) {
     if (server) server->Stop();  // step 4
     throw;
   }
   if (server) server->Stop();
+  auto write = [&](const std::string& path, const std::string& text, const char* what) {
+    if (path.empty() || !result.holds_outputs) return;
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out) throw runtime::RuntimeError("cannot write " + path);
+    std::printf("wrote %s to %s\n", what, path.c_str());
+  };
+  write(args.trace, runtime::ChromeTraceJson(result.trace), "trace");
+  write(args.timeline, runtime::TimelineSvg(result.trace), "timeline");
   return 0;
 }
 
@@ -244,6 +258,11 @@ Runner AddServeCommand(CLI::App& app) {
   cmd->add_option("--timeout", args->timeout,
                   "seconds a worker waits for a message in a step before failing (default: 60)")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--trace", args->trace,
+                  "when the server stops, write every step it ran in Chrome's trace event format "
+                  "(the steps are kept in memory meanwhile: for benchmarks, not for long runs)");
+  cmd->add_option("--timeline", args->timeline,
+                  "when the server stops, write every step it ran as an SVG Gantt chart");
   AddKernelOptions(cmd, &args->kernels);
   return [args] {
     return WithLauncher(args->transport,

@@ -376,6 +376,7 @@ void OpenAiServer::Start() {
   s.server.set_payload_max_length(static_cast<size_t>(s.options.max_body_bytes));
   s.server.set_keep_alive_timeout(2);
   int listen_fd = -1;
+  errno = 0;
   s.server.set_socket_options([&listen_fd](socket_t fd) {
     int yes = 1;
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
@@ -384,8 +385,9 @@ void OpenAiServer::Start() {
   const bool bound = s.options.port == 0 ? (s.port = s.server.bind_to_any_port(s.options.host)) > 0
                                          : s.server.bind_to_port(s.options.host, s.options.port);
   if (!bound) {
+    const int error = errno;
     throw RuntimeError(fmt::format("cannot listen on {}:{}: {}", s.options.host, s.options.port,
-                                   std::strerror(errno)));
+                                   error != 0 ? std::strerror(error) : "not an address to bind"));
   }
   if (s.options.port != 0) s.port = s.options.port;
   if (listen_fd >= 0) WidenBacklog(listen_fd, 1024);

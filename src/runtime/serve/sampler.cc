@@ -32,16 +32,21 @@ int32_t SampleToken(std::span<const float> logits, const SamplingParams& params,
     if (logits[i] > logits[best]) best = i;
   }
   if (params.temperature <= 0) return static_cast<int32_t>(best);
-  std::vector<double> probs(n);
+  // Buffers kept per thread: sampling a token allocates nothing once they have grown.
+  thread_local std::vector<double> probs;
+  thread_local std::vector<int32_t> order;
+  probs.resize(n);
+  order.resize(n);
   double sum = 0;
   for (size_t i = 0; i < n; ++i) {
     probs[i] = std::exp((static_cast<double>(logits[i]) - logits[best]) / params.temperature);
     sum += probs[i];
   }
-  std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int32_t a, int32_t b) { return probs[a] > probs[b]; });
+  // Most likely first, ties by token id (std::sort allocates no buffer, unlike stable_sort).
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return probs[a] != probs[b] ? probs[a] > probs[b] : a < b;
+  });
   // The nucleus: the shortest prefix whose mass reaches top_p (at least one token).
   size_t keep = 0;
   double mass = 0;
