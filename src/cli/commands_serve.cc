@@ -118,7 +118,8 @@ class SignalWatch {
 
 int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);  // step 1
-  auto [mod, groups] = ServingModuleForGroups(loaded, args.groups, launcher, "serve");
+  const auto [mod, num_groups] = ServingModuleForGroups(loaded, args.groups, launcher, "serve");
+  const int groups = num_groups;
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);

@@ -99,10 +99,10 @@ struct OpenAiServer::Impl {
   void Routes();
   void Completion(const httplib::Request& req, httplib::Response& res, bool chat);
   void Respond(const CompletionRequest& cr, const ResponseHeader& header,
-               std::shared_ptr<Exchange> exchange, const httplib::Request& req,
+               const std::shared_ptr<Exchange>& exchange, const httplib::Request& req,
                httplib::Response& res);
   void Stream(const CompletionRequest& cr, const ResponseHeader& header,
-              std::shared_ptr<Exchange> exchange, const httplib::Request& req,
+              const std::shared_ptr<Exchange>& exchange, const httplib::Request& req,
               httplib::Response& res);
   void CancelAll(const Exchange& exchange) {
     for (int64_t id : exchange.ids()) {
@@ -164,15 +164,15 @@ void OpenAiServer::Impl::Completion(const httplib::Request& req, httplib::Respon
   header.created = static_cast<int64_t>(std::time(nullptr));
   header.model = options.model_name;
   if (cr.stream) {  // step 3
-    Stream(cr, header, std::move(exchange), req, res);
+    Stream(cr, header, exchange, req, res);
   } else {
-    Respond(cr, header, std::move(exchange), req, res);
+    Respond(cr, header, exchange, req, res);
   }
 }
 
 void OpenAiServer::Impl::Respond(const CompletionRequest& cr, const ResponseHeader& header,
-                                 std::shared_ptr<Exchange> exchange, const httplib::Request& req,
-                                 httplib::Response& res) {
+                                 const std::shared_ptr<Exchange>& exchange,
+                                 const httplib::Request& req, httplib::Response& res) {
   ++open_requests;
   ConnectionWatch watch(req);
   std::vector<ChoiceResult> choices(cr.prompts.size());
@@ -207,8 +207,8 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& cr, const ResponseHead
 }
 
 void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeader& header,
-                                std::shared_ptr<Exchange> exchange, const httplib::Request& req,
-                                httplib::Response& res) {
+                                const std::shared_ptr<Exchange>& exchange,
+                                const httplib::Request& req, httplib::Response& res) {
   ++open_requests;
   struct State {
     std::vector<std::optional<text::IncrementalDecoder>> decoders;
@@ -350,7 +350,7 @@ void OpenAiServer::Impl::Routes() {
         return httplib::Server::HandlerResponse::Handled;
       }));
   server.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+      [](const httplib::Request&, httplib::Response& res, const std::exception_ptr& ep) {
         std::string message = "internal error";
         try {
           std::rethrow_exception(ep);
