@@ -12,6 +12,9 @@ namespace {
 
 int64_t PagesFor(int64_t tokens) { return (tokens + kPageSize - 1) / kPageSize; }
 
+// The prompt tokens a step may always take, however short the steps in flight.
+constexpr int64_t kMinPrefillTokens = 16;
+
 }  // namespace
 
 int32_t Scheduler::Request::TokenAt(int64_t i) const {
@@ -183,6 +186,21 @@ std::optional<Command> Scheduler::NextCommand() {
     }
     // 2. The next chunks of prompts being prefilled.
     int64_t budget = std::max<int64_t>(options_.prefill_chunk_size - decode_rows, 0);
+    // Even steps: with steps of other batches in flight, the groups run them one after the
+    // other, and a step much longer than the others leaves the next group idle. Unless this
+    // batch runs far fewer requests than the others (it refills), prompts take at most what
+    // keeps the step within a quarter of the longest in flight (and always kMinPrefillTokens,
+    // so that they progress).
+    int64_t longest = 0;
+    int64_t widest = 0;
+    for (const Step& other : in_flight_) {
+      longest = std::max(longest, other.tokens);
+      widest = std::max(widest, static_cast<int64_t>(other.rows.size()));
+    }
+    const int64_t mine = static_cast<int64_t>(batch.running.size());
+    if (!in_flight_.empty() && mine + mine / 4 >= widest) {
+      budget = std::min(budget, std::max(longest + longest / 4 - decode_rows, kMinPrefillTokens));
+    }
     bool prefilling = false;
     for (int64_t id : batch.running) {
       Request& r = requests_.at(id);
@@ -207,6 +225,7 @@ std::optional<Command> Scheduler::NextCommand() {
     c.kind = all_single ? StepKind::kDecode : StepKind::kPrefill;
     ++(all_single ? decode_steps_ : prefill_steps_);
     last_step_decodes_ = decode_rows > 0;
+    step.tokens = static_cast<int64_t>(c.tokens.size());
     c.remove = std::exchange(to_remove_, {});
     batch.busy = true;
     next_batch_ = (b + 1) % num_batches;

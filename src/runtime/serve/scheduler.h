@@ -16,7 +16,10 @@
 //      front of the queue with its tokens so far) until one is - which may be the request
 //      itself, which then waits;
 //   2. the next chunk of each prompt of the batch still being prefilled, within the step's
-//      token budget (prefill_chunk_size less the decode rows);
+//      token budget: prefill_chunk_size less the decode rows and, with steps of other batches
+//      in flight, unless the batch runs far fewer requests than they do (it refills), at most
+//      what keeps the step within a quarter of the longest of them (and 16 prompt tokens at
+//      least), so that the groups' steps stay even and leave no bubbles;
 //   3. while the batch has room and budget, the first waiting request joins when the pages of
 //      its whole prompt (and its tokens so far, after a preemption) are free beyond the
 //      reservations and a watermark of 1% of the pages (none when nothing runs); they are
@@ -129,6 +132,7 @@ class Scheduler {
   struct Step {
     int batch;
     std::vector<Row> rows;
+    int64_t tokens = 0;
   };
   struct Batch {
     std::vector<int64_t> running;  // request ids in the order they joined
