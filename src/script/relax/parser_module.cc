@@ -165,6 +165,7 @@ ir::IRModule Lowerer::Run() {
         }
         if (v->items.size() > 2) Error(v->items[2], "a symbolic TypeVar takes no constraints");
         uses_type_var_decls_ = true;
+        type_var_names_.insert(std::string(s->target->text));
         Value tv;
         tv.kind = Value::Kind::kTypeVar;
         tv.s = std::string(s->target->text);
@@ -422,7 +423,12 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
   }
   std::string name(def->name);
   bool uses_sblock = false;
-  module_.Add(globals_.at(name), LowerTirFunction(file_, def, is_private, s_tir, &uses_sblock));
+  TirLowerOptions tir_options;
+  tir_options.is_private = is_private;
+  tir_options.s_tir = s_tir;
+  tir_options.type_vars = &type_var_names_;
+  tir_options.max_depth = options_.max_depth;
+  module_.Add(globals_.at(name), LowerTirFunction(file_, def, tir_options, &uses_sblock));
   tir_sblock_ |= s_tir || uses_sblock;
 }
 

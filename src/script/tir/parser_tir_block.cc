@@ -95,6 +95,8 @@ bool TirLowerer::BlockPart(const PyStmt* s, BlockParts* parts) {
   if (s->kind == PyStmtKind::kAssign && callee.rfind("T.axis.", 0) == 0) {
     return BlockAxis(s, callee, parts);
   }
+  // `X = T.Buffer(...)`: a buffer the block's regions name ahead of its definition.
+  if (s->kind == PyStmtKind::kAssign && DeclareBuffer(s)) return true;
   if (s->kind == PyStmtKind::kExpr) {
     const PyExpr* call = s->value;
     if (callee == "T.where") {
