@@ -221,7 +221,7 @@ std::vector<OpParam> ResizeParams(int n) {
           Attr("cubic_alpha", -0.75),
           Attr("cubic_exclude", 0),
           Attr("extrapolation_value", 0.0),
-          Attr("out_dtype", "void")};
+          OptionalDType("out_dtype")};
 }
 
 void RegisterVision() {

@@ -365,8 +365,11 @@ ir::Buffer TirLowerer::BufferDecl(const PyExpr* call, size_t first_arg, std::str
   } else if (layout.offset_factor != 0 &&
              std::any_of(call->keywords.begin(), call->keywords.end(),
                          [](const PyKeyword& kw) { return kw.name == "offset_factor"; })) {
-    // An offset factor without an offset: the buffer's own offset var (A.elem_offset).
-    layout.elem_offset = ir::Make<ir::TirVarNode>(name + "_elem_offset", index_dtype, false,
+    // An offset factor without an offset: the buffer's own offset var (A.elem_offset). A
+    // matched buffer's has the dtype of its dims; a param's is an int32, as in the kernels TVM
+    // prints (an int64 one would print as a TypeVar).
+    DataType offset_dtype = callee == "T.match_buffer" ? index_dtype : DataType::Int(32);
+    layout.elem_offset = ir::Make<ir::TirVarNode>(name + "_elem_offset", offset_dtype, false,
                                                   SpanOf(call));
   }
   if (layout.offset_factor == 0) layout.offset_factor = 1;
