@@ -199,6 +199,10 @@ void TirChecker::DefineBuffer(const Buffer& buffer) {
   ++state.visible;
   state.defined = true;
   scope_.push_back(buffer.get());
+  // Its data pointer (A.data) lives as long as it.
+  if (buffer->data()) {
+    DefineVar(buffer->data().get(), "data pointer of buffer " + Quoted(buffer->name()));
+  }
 }
 
 bool TirChecker::UseBuffer(const Buffer& buffer, const char* access, Span span) {
