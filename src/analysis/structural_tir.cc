@@ -247,6 +247,8 @@ class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
     const ir::AttrTarget& t = n.target();
     Int(static_cast<int64_t>(t.kind));
     switch (t.kind) {
+      case ir::AttrTarget::Kind::kNone:
+        break;
       case ir::AttrTarget::Kind::kExpr:
         Expr(t.expr);
         break;

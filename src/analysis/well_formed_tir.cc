@@ -361,6 +361,8 @@ void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
   Expr(attr.value(), span);
   size_t mark = Mark();
   switch (target.kind) {
+    case AttrTarget::Kind::kNone:
+      break;
     case AttrTarget::Kind::kExpr:
       Expr(target.expr, span);
       break;

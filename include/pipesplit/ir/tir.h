@@ -314,11 +314,12 @@ struct CommReducer {
 // What an attribute statement annotates (tir.AttrStmt's node).
 struct AttrTarget {
   enum class Kind : uint8_t {
+    kNone,         // nothing: the attribute alone (consecutive ones print T.attr({k: v, ...}))
     kExpr,         // a PrimExpr (T.attr(0, "hand_threaded", 0))
     kThread,       // a thread axis: `var` bound to `thread_tag` (T.launch_thread)
     kCommReducer,  // a reducer (T.attr(T.comm_reducer(...), "reduce_scope", 0))
   };
-  Kind kind = Kind::kExpr;
+  Kind kind = Kind::kNone;
   PrimExpr expr;           // kExpr
   TirVar var;              // kThread
   std::string thread_tag;  // kThread: "threadIdx.x", ...

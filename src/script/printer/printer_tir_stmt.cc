@@ -386,6 +386,7 @@ void TirPrinter::VisitStmt_(const ir::AttrStmtNode& n) {
   const ir::AttrTarget& target = n.target();
   const ir::TirVarNode* define_var = nullptr;
   std::string rhs;
+  ir::Stmt body = n.body();
   if (n.is_thread_launch()) {
     // T.launch_thread("threadIdx.x", extent) defines its var when it encloses every use of
     // it; a var used elsewhere too is an env_thread declared where all its uses are.
@@ -404,9 +405,23 @@ void TirPrinter::VisitStmt_(const ir::AttrStmtNode& n) {
       var_doc = var->name();
     }
     rhs = "T.launch_thread(" + var_doc + ", " + Text(n.value()) + ")";
+  } else if (target.kind == ir::AttrTarget::Kind::kNone) {
+    // Consecutive attributes of no node print as one dictionary.
+    std::vector<std::string> items;
+    const ir::AttrStmtNode* cur = &n;
+    while (true) {
+      items.push_back(QuoteString(cur->attr_key()) + ": " + Text(cur->value()));
+      const auto* next = ir::As<ir::AttrStmtNode>(cur->body());
+      if (next == nullptr || next->target().kind != ir::AttrTarget::Kind::kNone) break;
+      cur = next;
+    }
+    body = cur->body();
+    rhs = "T.attr({" + Join(items) + "})";
   } else {
     std::string node;
     switch (target.kind) {
+      case ir::AttrTarget::Kind::kNone:
+        break;
       case ir::AttrTarget::Kind::kExpr:
         node = Text(target.expr);
         break;
@@ -432,7 +447,7 @@ void TirPrinter::VisitStmt_(const ir::AttrStmtNode& n) {
   } else {
     Emit(indent, "with " + rhs + (lhs.empty() ? "" : " as " + lhs) + ":");
   }
-  Body(n.body(), true);
+  Body(body, true);
   CloseFrame();
 }
 

@@ -428,6 +428,10 @@ inline std::string RenderStructInfo(const ir::StructInfo& sinfo) {
   return PrintStructInfo(sinfo, options);
 }
 
+// Gives each kernel the shape vars of the one Relax function that calls it, where its calls
+// align them (parser_kernel_vars.cc): the sharing LegalizeOps made and TVM's printer hides.
+void ShareKernelVars(ir::IRModule* mod);
+
 }  // namespace pipesplit::script
 
 #endif  // PIPESPLIT_SRC_SCRIPT_RELAX_PARSER_LOWER_H_

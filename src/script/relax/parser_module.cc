@@ -188,6 +188,7 @@ ir::IRModule Lowerer::Run() {
     Error(SpanOf(0, end), "expected an @I.ir_module class");
   }
   LowerModuleClass(module_class);
+  ShareKernelVars(&module_);
   module_.set_syntax(current_syntax_ ? ir::Syntax::kCurrent : ir::Syntax::kClassic);
   module_.set_has_omitted_metadata(lex_info_.metadata_omitted_comment || metadata_referenced_);
   ir::ScriptStyle style;

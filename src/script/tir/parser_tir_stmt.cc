@@ -136,10 +136,27 @@ ir::Stmt TirLowerer::AttrStmt(const PyStmt* s, const PyExpr* call, const PyExpr*
     return ir::Make<ir::AttrStmtNode>(std::move(thread), std::move(key), std::move(extent),
                                       std::move(inner), span);
   }
-  // T.attr(node, "key", value)
+  // T.attr(node, "key", value), or T.attr({"key": value, ...}): nested attributes of no node.
   if (target != nullptr) Error(target, "T.attr binds no name");
+  if (args.size() == 1 && args[0]->kind == PyExprKind::kDict) {
+    const PyExpr* dict = args[0];
+    if (dict->items.empty()) Error(dict, "T.attr expects at least one attribute");
+    std::vector<std::pair<std::string, PrimExpr>> attrs;
+    for (size_t k = 0; k + 1 < dict->items.size(); k += 2) {
+      if (dict->items[k]->kind != PyExprKind::kString) {
+        Error(dict->items[k], "attribute keys must be strings");
+      }
+      attrs.emplace_back(std::string(dict->items[k]->str), Expr(dict->items[k + 1]));
+    }
+    ir::Stmt inner = body();
+    for (size_t k = attrs.size(); k-- > 0;) {
+      inner = ir::Make<ir::AttrStmtNode>(ir::AttrTarget{}, std::move(attrs[k].first),
+                                         std::move(attrs[k].second), std::move(inner), span);
+    }
+    return inner;
+  }
   if (args.size() != 3 || args[1]->kind != PyExprKind::kString) {
-    Error(call, "T.attr expects a node, a key string and a value");
+    Error(call, "T.attr expects a node, a key string and a value, or a dictionary of attributes");
   }
   ir::AttrTarget node = AttrTargetOf(args[0]);
   PrimExpr value = Expr(args[2]);
