@@ -4,6 +4,7 @@
 // buffers and their layout keywords, the frames and the names defined in them, and the
 // declaration of what is printed before its definition. Statements are in printer_tir_stmt.cc.
 #include <algorithm>
+#include <cctype>
 
 #include "pipesplit/ir/prim_text.h"
 #include "pipesplit/support/text.h"
@@ -240,6 +241,7 @@ void TirPrinter::CloseFrame() {
   Frame& f = frames_.back();
   out_ += f.pending;  // declarations in a frame that printed nothing after them
   for (const void* key : f.defined) names_.erase(key);
+  for (const std::string& name : f.names) taken_.erase(name);
   frames_.pop_back();
 }
 
@@ -272,13 +274,29 @@ void TirPrinter::Insert(size_t k, const std::string& text) {
   }
 }
 
-void TirPrinter::Define(const void* key, std::string name, size_t k) {
-  if (names_.emplace(key, std::move(name)).second) frames_[k].defined.push_back(key);
+std::string TirPrinter::Define(const void* key, std::string_view hint, size_t k) {
+  if (auto it = names_.find(key); it != names_.end()) return it->second;
+  std::string base(hint.empty() ? "v" : hint);
+  for (char& c : base) {
+    if (c != '_' && !std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  std::string name = base;
+  for (int i = 1; taken_.count(name) != 0; ++i) name = base + "_" + std::to_string(i);
+  taken_.insert(name);
+  frames_[k].names.push_back(name);
+  frames_[k].defined.push_back(key);
+  names_.emplace(key, name);
+  return name;
 }
 
-void TirPrinter::DefineBuffer(const ir::BufferNode& b, size_t k) {
-  Define(&b, b.name(), k);
-  Define(b.data().get(), b.name() + ".data", k);
+void TirPrinter::DefineAs(const void* key, std::string text, size_t k) {
+  if (names_.emplace(key, std::move(text)).second) frames_[k].defined.push_back(key);
+}
+
+std::string TirPrinter::DefineBuffer(const ir::BufferNode& b, size_t k) {
+  std::string name = Define(&b, b.name().empty() ? "buffer" : b.name(), k);
+  DefineAs(b.data().get(), name + ".data", k);
+  return name;
 }
 
 std::optional<size_t> TirPrinter::LowestFrameOf(const void* key) const {
@@ -313,8 +331,9 @@ std::string TirPrinter::VarName(const ir::TirVarNode& v) {
   }
   // Printed before any definition: declared in the lowest frame enclosing its uses.
   if (std::optional<size_t> k = LowestFrameOf(&v)) {
-    Define(&v, v.name(), *k);
-    Insert(*k, v.name() + " = " + VarCreation(v));
+    std::string name = Define(&v, v.name(), *k);
+    Insert(*k, name + " = " + VarCreation(v));
+    return name;
   }
   return v.name();
 }
@@ -323,9 +342,10 @@ std::string TirPrinter::BufferName(const ir::BufferNode& b) {
   if (auto it = names_.find(&b); it != names_.end()) return it->second;
   if (std::optional<size_t> k = LowestFrameOf(&b)) {
     // A buffer used ahead of its definition: declared as T.Buffer(...) there.
-    DefineBuffer(b, *k);
+    std::string name = DefineBuffer(b, *k);
     std::string args = BufferArgs(b, *k, BufferVars::kData, false, false);
-    Insert(*k, b.name() + " = T.Buffer(" + args + ")");
+    Insert(*k, name + " = T.Buffer(" + args + ")");
+    return name;
   }
   return b.name();
 }
@@ -401,8 +421,7 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
   for (const PrimExpr& e : b.shape()) count(e);
   std::vector<std::string> def_names, def_values;
   auto out_of_line = [&](const ir::TirVarNode& v) {
-    Define(&v, v.name(), k);
-    def_names.push_back(v.name());
+    def_names.push_back(Define(&v, v.name(), k));
     def_values.push_back(VarCreation(v));
   };
   auto new_var = [&](const PrimExpr& e) -> const ir::TirVarNode* {
@@ -439,7 +458,7 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
       const PrimExpr& e = b.strides()[i];
       if (const ir::TirVarNode* v = new_var(e)) {
         if (uses[v] == 1 && vars != BufferVars::kNone) {
-          Define(v, b.name() + ".strides[" + std::to_string(i) + "]", k);
+          DefineAs(v, names_.at(&b) + ".strides[" + std::to_string(i) + "]", k);
           items.push_back(QuoteString(v->name()));
           continue;
         }
@@ -458,7 +477,7 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
       // TVM defines a new offset var with the buffer (inline when met once) and then prints
       // the offset factor instead of the offset.
       if (uses[v] == 1 && vars != BufferVars::kNone) {
-        Define(v, b.name() + ".elem_offset", k);
+        DefineAs(v, names_.at(&b) + ".elem_offset", k);
       } else {
         out_of_line(*v);
       }
@@ -508,10 +527,8 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
   std::sort(tvs.begin(), tvs.end(),
             [](const ir::TirVarNode* a, const ir::TirVarNode* b) { return a->name() < b->name(); });
   std::vector<std::string> tv_names;
-  for (const ir::TirVarNode* v : tvs) {
-    Define(v, v->name(), 0);
-    tv_names.push_back(v->name());
-  }
+  for (const ir::TirVarNode* v : tvs) tv_names.push_back(Define(v, v->name(), 0));
+  std::sort(tv_names.begin(), tv_names.end());
   bool postponed = options_.pep695 && !tvs.empty();
   for (const ir::TirVar& p : f.params()) {
     if (f.BufferOf(p.get()) == nullptr) Define(p.get(), p->name(), 0);
@@ -521,7 +538,7 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
   for (const ir::TirVar& p : f.params()) {
     const ir::Buffer* found = f.BufferOf(p.get());
     if (found == nullptr) {
-      params.push_back(p->name() + ": T." + p->dtype().ToString());
+      params.push_back(names_.at(p.get()) + ": T." + p->dtype().ToString());
       bound.insert(p.get());
       continue;
     }
@@ -535,8 +552,8 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
         if (!postponed && is_tv) quote_compound.insert(v.get());
       });
     }
-    DefineBuffer(b, 0);
-    params.push_back(b.name() + ": T.Buffer(" +
+    std::string name = DefineBuffer(b, 0);
+    params.push_back(name + ": T.Buffer(" +
                      BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true,
                                 std::move(quote_vars), quote_compound) +
                      ")");
@@ -563,13 +580,14 @@ std::string TirPrinter::ClassicSignature(const ir::PrimFuncNode& f) {
       }
     }
     defined.insert(p.get());
-    Define(p.get(), p->name(), 0);
     if (inline_buffer) {
-      DefineBuffer(**buffer, 0);
-      params.push_back((*buffer)->name() + ": T.Buffer(" +
+      // The param is the buffer (one name).
+      std::string name = DefineBuffer(**buffer, 0);
+      DefineAs(p.get(), name, 0);
+      params.push_back(name + ": T.Buffer(" +
                        BufferArgs(**buffer, 0, BufferVars::kNone, true, false, true) + ")");
     } else {
-      params.push_back(p->name() + ": T." + p->dtype().ToString());
+      params.push_back(Define(p.get(), p->name(), 0) + ": T." + p->dtype().ToString());
     }
   }
   return f.name() + "(" + Join(params) + ")";
@@ -598,8 +616,8 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f, std::vector<std::str
       if (found == nullptr || IsDefined(found->get())) continue;
       const ir::BufferNode& b = **found;
       BeginStmt();
-      DefineBuffer(b, 0);
-      Line(b.name() + " = T.match_buffer(" + p->name() + ", " +
+      std::string name = DefineBuffer(b, 0);
+      Line(name + " = T.match_buffer(" + names_.at(p.get()) + ", " +
            BufferArgs(b, 0, BufferVars::kMatchBuffer, false, false, true) + ")");
     }
   }
@@ -609,9 +627,9 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f, std::vector<std::str
     Line(std::string("# with T.") + BlockWord() + "(\"root\"):");
     for (const ir::Buffer& b : root.alloc_buffers()) {
       BeginStmt();
-      DefineBuffer(*b, 0);
-      Line(b->name() + " = " + AllocBufferDecl(*b, options_.sblock ? "sblock_alloc_buffer"
-                                                                    : "alloc_buffer"));
+      std::string name = DefineBuffer(*b, 0);
+      Line(name + " = " + AllocBufferDecl(*b, options_.sblock ? "sblock_alloc_buffer"
+                                                               : "alloc_buffer"));
     }
     Body(root.body(), true);
   } else {

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -47,6 +48,7 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
     size_t stmt_start = kNotStarted;  // where its current statement starts in out_
     std::string pending;              // declarations made before its first statement
     std::vector<const void*> defined;
+    std::vector<std::string> names;  // names taken in it (freed at its end)
     bool any = false;            // printed a statement
     bool allow_concise = false;  // the statement being printed is the last of its body
   };
@@ -62,8 +64,13 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   void Line(const std::string& text) { Emit(frames_.back().indent, text); }
   // Inserts a line before the current statement of frame `k`.
   void Insert(size_t k, const std::string& text);
-  void Define(const void* key, std::string name, size_t k);
-  void DefineInner(const void* key, std::string name) { Define(key, std::move(name), Top()); }
+  // Defines `key` in frame `k` under a unique name derived from `hint` (TVM's: characters other
+  // than [A-Za-z0-9_] become '_', a taken name gets the smallest free suffix _1, _2, ...) and
+  // returns it; the name it has when already defined.
+  std::string Define(const void* key, std::string_view hint, size_t k);
+  std::string DefineInner(const void* key, std::string_view hint) { return Define(key, hint, Top()); }
+  // Defines `key` as printing `text` (A.data, A.strides[0]), taking no name.
+  void DefineAs(const void* key, std::string text, size_t k);
   size_t Top() const { return frames_.size() - 1; }
   bool IsDefined(const void* key) const { return names_.count(key) != 0; }
   // The lowest open frame enclosing every use of `key`, if any.
@@ -73,7 +80,8 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   void CollectPaths(const ir::PrimFuncNode& f);
   std::string VarName(const ir::TirVarNode& v);
   std::string BufferName(const ir::BufferNode& b);
-  void DefineBuffer(const ir::BufferNode& b, size_t k);
+  // Defines a buffer (and its data pointer, A.data); returns its name.
+  std::string DefineBuffer(const ir::BufferNode& b, size_t k);
 
   // ---- expressions, buffers, signature (printer_tir.cc) ----
   std::string Text(const ir::PrimExpr& e) {
@@ -128,6 +136,7 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   std::string out_;
   std::vector<Frame> frames_;
   std::unordered_map<const void*, std::string> names_;
+  std::unordered_set<std::string> taken_{"I", "T", "R"};  // TVM's builtin keywords
   // The frame nodes (loops, blocks, branches, ...) enclosing every use of each var and buffer.
   std::unordered_map<const void*, std::vector<const void*>> paths_;
   std::unordered_map<const ir::TirVarNode*, const ir::BufferNode*> data_owner_;

@@ -82,13 +82,12 @@ void TirPrinter::VisitStmt_(const ir::ForNode& loop) {
   if (grid.size() > 1) {
     std::vector<std::string> names, extents;
     for (const ir::ForNode* l : grid) {
-      DefineInner(l->loop_var().get(), l->loop_var()->name());
-      names.push_back(l->loop_var()->name());
+      names.push_back(DefineInner(l->loop_var().get(), l->loop_var()->name()));
       extents.push_back(Text(l->extent()));
     }
     header = "for " + Join(names) + " in T.grid(" + Join(extents) + "):";
   } else {
-    DefineInner(loop.loop_var().get(), loop.loop_var()->name());
+    std::string name = DefineInner(loop.loop_var().get(), loop.loop_var()->name());
     std::string args = IsConst(loop.min(), 0)
                            ? Text(loop.extent())
                            : Text(loop.min()) + ", " + Stop(loop.min(), loop.extent());
@@ -112,7 +111,7 @@ void TirPrinter::VisitStmt_(const ir::ForNode& loop) {
         break;
     }
     if (!loop.annotations().empty()) args += ", annotations=" + AttrDict(loop.annotations());
-    header = "for " + loop.loop_var()->name() + " in " + fn + "(" + args + "):";
+    header = "for " + name + " in " + fn + "(" + args + "):";
   }
   Emit(indent, header);
   Body(grid.back()->body(), true);
@@ -139,8 +138,8 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
                           ? Text(iv.dom.extent)
                           : "(" + Text(iv.dom.min) + ", " + Stop(iv.dom.min, iv.dom.extent) + ")";
     std::string value = i < values.size() ? ", " + Text(values[i]) : "";
-    DefineInner(iv.var.get(), iv.var->name());
-    Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
+    std::string name = DefineInner(iv.var.get(), iv.var->name());
+    Line(name + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
          ")");
   };
   auto flush = [&]() {
@@ -151,8 +150,7 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
       std::string kinds;
       for (size_t i : remap) {
         const ir::IterVar& iv = block.iter_vars()[i];
-        DefineInner(iv.var.get(), iv.var->name());
-        names.push_back(iv.var->name());
+        names.push_back(DefineInner(iv.var.get(), iv.var->name()));
         loop_vars.push_back(Text(values[i]));
         kinds += iv.type == ir::IterVarType::kDataPar ? 'S' : 'R';
       }
@@ -207,15 +205,15 @@ void TirPrinter::Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& it
   }
   for (const ir::Buffer& buffer : b.alloc_buffers()) {
     BeginStmt();
-    DefineBuffer(*buffer, Top());
-    Line(buffer->name() + " = " +
+    std::string name = DefineBuffer(*buffer, Top());
+    Line(name + " = " +
          AllocBufferDecl(*buffer, options_.sblock ? "sblock_alloc_buffer" : "alloc_buffer"));
   }
   for (const ir::MatchBufferRegion& m : b.match_buffers()) {
     BeginStmt();
-    DefineBuffer(*m.buffer, Top());
+    std::string name = DefineBuffer(*m.buffer, Top());
     std::string source = Region(m.source);
-    Line(m.buffer->name() + " = T.match_buffer(" + source + ", " +
+    Line(name + " = T.match_buffer(" + source + ", " +
          BufferArgs(*m.buffer, Top(), BufferVars::kMatchBuffer, false, false) + ")");
   }
   if (b.init() != nullptr) {
@@ -248,8 +246,8 @@ void TirPrinter::VisitStmt_(const ir::LetStmtNode& n) {
   std::string type = "T." + n.var()->dtype().ToString();
   if (options_.sblock) type = "T.let[" + type + "]";  // TVM since 2026
   std::string value = Text(n.value());
-  DefineInner(n.var().get(), n.var()->name());
-  Line(n.var()->name() + ": " + type + " = " + value);
+  std::string name = DefineInner(n.var().get(), n.var()->name());
+  Line(name + ": " + type + " = " + value);
   Body(n.body(), tail);
 }
 
@@ -280,8 +278,8 @@ void TirPrinter::VisitStmt_(const ir::AllocateNode& n) {
   BeginStmt();
   std::vector<std::string> extents;
   for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
-  DefineInner(n.buffer_var().get(), n.buffer_var()->name());
-  Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
+  std::string name = DefineInner(n.buffer_var().get(), n.buffer_var()->name());
+  Line(name + " = T.allocate([" + Join(extents) + "], " +
        QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
   Body(n.body(), tail);
 }
@@ -292,8 +290,8 @@ void TirPrinter::VisitStmt_(const ir::DeclBufferNode& n) {
   std::string rhs = "T.decl_buffer(" + BufferArgs(*n.buffer(), Top(), BufferVars::kNone, false,
                                                   false) +
                     ")";
-  DefineBuffer(*n.buffer(), Top());
-  Line(n.buffer()->name() + " = " + rhs);
+  std::string name = DefineBuffer(*n.buffer(), Top());
+  Line(name + " = " + rhs);
   Body(n.body(), tail);
 }
 
@@ -303,8 +301,7 @@ void TirPrinter::VisitStmt_(const ir::AllocBufferNode& n) {
   const ir::Buffer& b = n.buffer();
   if (b->layout().scalar) {
     // `x: T.int32`, with the store that follows it when that initializes it: `x: T.int32 = v`.
-    DefineBuffer(*b, Top());
-    std::string line = b->name() + ": T." + b->dtype().ToString();
+    std::string line = DefineBuffer(*b, Top()) + ": T." + b->dtype().ToString();
     std::vector<ir::Stmt> rest;
     if (const auto* seq = ir::As<ir::SeqStmtNode>(n.body())) {
       rest = seq->seq();
@@ -335,8 +332,8 @@ void TirPrinter::VisitStmt_(const ir::AllocBufferNode& n) {
     return;
   }
   std::string rhs = AllocBufferDecl(*b, "alloc_statement");
-  DefineBuffer(*b, Top());
-  Line(b->name() + " = " + rhs);
+  std::string name = DefineBuffer(*b, Top());
+  Line(name + " = " + rhs);
   Body(n.body(), tail);
 }
 
@@ -362,14 +359,8 @@ std::string TirPrinter::CommReducer(const ir::CommReducer& r) {
   // The lambda's vars live in a frame of their own; the identity elements print after it.
   OpenFrame(&r, frames_.back().indent);
   std::vector<std::string> vars;
-  for (const ir::TirVar& v : r.lhs) {
-    DefineInner(v.get(), v->name());
-    vars.push_back(v->name());
-  }
-  for (const ir::TirVar& v : r.rhs) {
-    DefineInner(v.get(), v->name());
-    vars.push_back(v->name());
-  }
+  for (const ir::TirVar& v : r.lhs) vars.push_back(DefineInner(v.get(), v->name()));
+  for (const ir::TirVar& v : r.rhs) vars.push_back(DefineInner(v.get(), v->name()));
   std::vector<std::string> results;
   for (const PrimExpr& e : r.result) results.push_back(Text(e));
   CloseFrame();
@@ -400,9 +391,8 @@ void TirPrinter::VisitStmt_(const ir::AttrStmtNode& n) {
     } else {
       std::optional<size_t> k = LowestFrameOf(var);
       size_t frame = k ? *k : Top();
-      Define(var, var->name(), frame);
-      Insert(frame, var->name() + " = T.env_thread(" + QuoteString(target.thread_tag) + ")");
-      var_doc = var->name();
+      var_doc = Define(var, var->name(), frame);
+      Insert(frame, var_doc + " = T.env_thread(" + QuoteString(target.thread_tag) + ")");
     }
     rhs = "T.launch_thread(" + var_doc + ", " + Text(n.value()) + ")";
   } else if (target.kind == ir::AttrTarget::Kind::kNone) {
@@ -437,8 +427,7 @@ void TirPrinter::VisitStmt_(const ir::AttrStmtNode& n) {
   OpenFrame(&n, concise ? indent : indent + 1);
   std::string lhs;
   if (define_var != nullptr) {
-    DefineInner(define_var, define_var->name());
-    lhs = define_var->name();
+    lhs = DefineInner(define_var, define_var->name());
   }
   if (concise) {
     // The attribute on one line, its body after it at the same indentation.
