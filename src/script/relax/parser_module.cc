@@ -429,6 +429,7 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
   tir_options.s_tir = s_tir;
   tir_options.type_vars = &type_var_names_;
   tir_options.max_depth = options_.max_depth;
+  tir_options.current_syntax = current_syntax_;
   module_.Add(globals_.at(name), LowerTirFunction(file_, def, tir_options, &uses_sblock));
   tir_sblock_ |= s_tir || uses_sblock;
 }

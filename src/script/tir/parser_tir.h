@@ -31,6 +31,9 @@ struct TirLowerOptions {
   // int64 var for that TypeVar (one per function, as TVM's parser makes them).
   const std::unordered_set<std::string>* type_vars = nullptr;
   int max_depth = 200;  // for the expressions of quoted signature dims
+  // The module is in TVM's current syntax (since its 2026 Type change), whose block axes
+  // `T.axis.spatial(n, i)` start at an int32 0 whatever n's dtype (before: at a 0 of n's).
+  bool current_syntax = false;
 };
 
 // Builds the PrimFunc of `def` (a kOpaqueDef parsed as TIR). Sets *uses_sblock when the body

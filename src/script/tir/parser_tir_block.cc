@@ -232,10 +232,12 @@ bool TirLowerer::BlockAxis(const PyStmt* s, const std::string& callee, BlockPart
       dom = {begin, ExtentOf(begin, Expr(d->items[1], begin->dtype()))};
     } else {
       // A bare extent stays an int32 literal whatever the value's dtype, as in TVM:
-      // `T.axis.spatial(1, T.int64(0))`. The domain starts at an int32 0 (TVM's Range(0, n)),
-      // which is why TVM prints such an axis of an int64 loop without T.axis.remap.
+      // `T.axis.spatial(1, T.int64(0))`. Since 2026 the domain starts at an int32 0, which is
+      // why TVM then prints such an axis of an int64 loop without T.axis.remap; before, at a 0
+      // of the extent's dtype (an axis of its loop's range prints as T.axis.remap).
       PrimExpr extent = Expr(d, d->kind == PyExprKind::kInt ? std::nullopt : hint);
-      dom = {ir::IntImm(0, DataType::Int(32)), extent};
+      DataType min_dtype = options_.current_syntax ? DataType::Int(32) : extent->dtype();
+      dom = {ir::IntImm(0, min_dtype), extent};
     }
     DataType var_dtype = value != nullptr ? value->dtype() : dom.extent->dtype();
     parts->fields.iter_vars.push_back({NewVar(s->target, var_dtype), dom, type});
