@@ -240,8 +240,13 @@ void TirPrinter::OpenFrame(const void* node, int indent) {
 void TirPrinter::CloseFrame() {
   Frame& f = frames_.back();
   out_ += f.pending;  // declarations in a frame that printed nothing after them
+  for (const void* key : f.named) {
+    auto it = names_.find(key);
+    taken_.erase(it->second);
+    names_.erase(it);
+  }
   for (const void* key : f.defined) names_.erase(key);
-  for (const std::string& name : f.names) taken_.erase(name);
+  for (const void* data : f.data) data_of_.erase(data);
   frames_.pop_back();
 }
 
@@ -275,17 +280,21 @@ void TirPrinter::Insert(size_t k, const std::string& text) {
 }
 
 std::string TirPrinter::Define(const void* key, std::string_view hint, size_t k) {
-  if (auto it = names_.find(key); it != names_.end()) return it->second;
-  std::string base(hint.empty() ? "v" : hint);
-  for (char& c : base) {
+  auto [it, inserted] = names_.try_emplace(key);
+  if (!inserted) return it->second;
+  std::string& name = it->second;
+  name.assign(hint.empty() ? std::string_view("v") : hint);
+  for (char& c : name) {
     if (c != '_' && !std::isalnum(static_cast<unsigned char>(c))) c = '_';
   }
-  std::string name = base;
-  for (int i = 1; taken_.count(name) != 0; ++i) name = base + "_" + std::to_string(i);
-  taken_.insert(name);
-  frames_[k].names.push_back(name);
-  frames_[k].defined.push_back(key);
-  names_.emplace(key, name);
+  if (!taken_.insert(name).second) {
+    std::string base = name;
+    for (int i = 1;; ++i) {
+      name = base + "_" + std::to_string(i);
+      if (taken_.insert(name).second) break;
+    }
+  }
+  frames_[k].named.push_back(key);
   return name;
 }
 
@@ -295,11 +304,12 @@ void TirPrinter::DefineAs(const void* key, std::string text, size_t k) {
 
 std::string TirPrinter::DefineBuffer(const ir::BufferNode& b, size_t k) {
   std::string name = Define(&b, b.name().empty() ? "buffer" : b.name(), k);
-  DefineAs(b.data().get(), name + ".data", k);
+  if (data_of_.emplace(b.data().get(), &b).second) frames_[k].data.push_back(b.data().get());
   return name;
 }
 
-std::optional<size_t> TirPrinter::LowestFrameOf(const void* key) const {
+std::optional<size_t> TirPrinter::LowestFrameOf(const void* key) {
+  CollectPaths();
   auto it = paths_.find(key);
   if (it == paths_.end()) return std::nullopt;
   for (auto node = it->second.rbegin(); node != it->second.rend(); ++node) {
@@ -310,14 +320,17 @@ std::optional<size_t> TirPrinter::LowestFrameOf(const void* key) const {
   return std::nullopt;
 }
 
-bool TirPrinter::EnclosesAllUses(const void* node, const void* key) const {
+bool TirPrinter::EnclosesAllUses(const void* node, const void* key) {
+  CollectPaths();
   auto it = paths_.find(key);
   return it != paths_.end() &&
          std::find(it->second.begin(), it->second.end(), node) != it->second.end();
 }
 
-void TirPrinter::CollectPaths(const ir::PrimFuncNode& f) {
-  PathCollector(&paths_, &data_owner_).Run(f);
+void TirPrinter::CollectPaths() {
+  if (paths_collected_) return;
+  paths_collected_ = true;
+  PathCollector(&paths_, &data_owner_).Run(*func_);
 }
 
 std::string TirPrinter::VarCreation(const ir::TirVarNode& v) const {
@@ -326,6 +339,9 @@ std::string TirPrinter::VarCreation(const ir::TirVarNode& v) const {
 
 std::string TirPrinter::VarName(const ir::TirVarNode& v) {
   if (auto it = names_.find(&v); it != names_.end()) return it->second;
+  // A defined buffer's data pointer: A.data.
+  if (auto it = data_of_.find(&v); it != data_of_.end()) return names_.at(it->second) + ".data";
+  CollectPaths();
   if (auto owner = data_owner_.find(&v); owner != data_owner_.end()) {
     return BufferName(*owner->second) + ".data";
   }
@@ -408,17 +424,21 @@ std::string TirPrinter::Attr(const ir::AttrValue& value) {
 
 std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars vars,
                                    bool dtype_always, bool quote_undefined, bool print_scope,
-                                   std::unordered_set<const void*> quote_vars,
-                                   const std::unordered_set<const void*>& quote_compound) {
-  // How often each var occurs in the buffer's fields: a var met once is defined inline
-  // (A.elem_offset, A.strides[0]), others out of line (`n = T.int32()`).
-  std::unordered_map<const void*, int> uses;
-  auto count = [&](const PrimExpr& e) {
-    if (e != nullptr) ir::VisitTirVars(e, [&](const ir::TirVar& v) { ++uses[v.get()]; });
-  };
-  count(b.elem_offset());
-  for (const PrimExpr& e : b.strides()) count(e);
-  for (const PrimExpr& e : b.shape()) count(e);
+                                   const VarSet* quote_first, const VarSet* quote_compound) {
+  // How often each var occurs in the buffer's fields, where strides or an offset var may be
+  // defined inline (A.strides[0], A.elem_offset) when met once, out of line when not.
+  absl::flat_hash_map<const void*, int> uses;
+  if (!b.strides().empty() || ir::Is<ir::TirVarNode>(b.elem_offset())) {
+    auto count = [&](const PrimExpr& e) {
+      if (e != nullptr) ir::VisitTirVars(e, [&](const ir::TirVar& v) { ++uses[v.get()]; });
+    };
+    count(b.elem_offset());
+    for (const PrimExpr& e : b.strides()) count(e);
+    for (const PrimExpr& e : b.shape()) count(e);
+  }
+  // The vars whose first dim is quoted; consumed dim by dim.
+  VarSet quote_vars;
+  if (quote_first != nullptr) quote_vars = *quote_first;
   std::vector<std::string> def_names, def_values;
   auto out_of_line = [&](const ir::TirVarNode& v) {
     def_names.push_back(Define(&v, v.name(), k));
@@ -431,18 +451,23 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
   // Shape: a dim with a var this declaration introduces is quoted when asked (signatures).
   std::vector<std::string> dims;
   for (const PrimExpr& e : b.shape()) {
+    if (e->kind() == ir::NodeKind::kIntImm) {  // most dims
+      dims.push_back(Text(e));
+      continue;
+    }
     bool contains_new = false, contains_compound = false;
     std::vector<const void*> in_dim;
     ir::VisitTirVars(e, [&](const ir::TirVar& v) {
       in_dim.push_back(v.get());
       contains_new |= !IsDefined(v.get()) || quote_vars.count(v.get()) != 0;
-      contains_compound |= quote_compound.count(v.get()) != 0;
+      contains_compound |= quote_compound != nullptr && quote_compound->count(v.get()) != 0;
     });
     if (const ir::TirVarNode* v = new_var(e); v != nullptr && vars == BufferVars::kMatchBuffer) {
       out_of_line(*v);
     }
     std::string text = Text(e);
-    bool bare_compound = ir::Is<ir::TirVarNode>(e) && quote_compound.count(e.get()) != 0;
+    bool bare_compound = quote_compound != nullptr && ir::Is<ir::TirVarNode>(e) &&
+                         quote_compound->count(e.get()) != 0;
     if ((quote_undefined && contains_new) || (contains_compound && !bare_compound)) {
       text = QuoteString(text);
     }
@@ -504,10 +529,10 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
 std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::string>* type_vars) {
   // TVM since 2026: the int64 vars of param buffers that are no param are TypeVars, defined
   // first; scalar params next (a buffer may name a later one); then each buffer inline.
-  std::unordered_set<const void*> runtime_params;
+  VarSet runtime_params;
   for (const ir::TirVar& p : f.params()) runtime_params.insert(p.get());
   std::vector<const ir::TirVarNode*> tvs;
-  std::unordered_set<const void*> tv_set;
+  VarSet tv_set;
   auto collect = [&](const PrimExpr& e) {
     if (e == nullptr) return;
     for (const ir::TirVar& v : ir::FreeTirVars(e)) {
@@ -533,7 +558,7 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
   for (const ir::TirVar& p : f.params()) {
     if (f.BufferOf(p.get()) == nullptr) Define(p.get(), p->name(), 0);
   }
-  std::unordered_set<const void*> bound;
+  VarSet bound;
   std::vector<std::string> params;
   for (const ir::TirVar& p : f.params()) {
     const ir::Buffer* found = f.BufferOf(p.get());
@@ -543,7 +568,7 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
       continue;
     }
     const ir::BufferNode& b = **found;
-    std::unordered_set<const void*> quote_vars, quote_compound, shape_vars;
+    VarSet quote_vars, quote_compound, shape_vars;
     for (const PrimExpr& e : b.shape()) {
       ir::VisitTirVars(e, [&](const ir::TirVar& v) {
         shape_vars.insert(v.get());
@@ -554,8 +579,8 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
     }
     std::string name = DefineBuffer(b, 0);
     params.push_back(name + ": T.Buffer(" +
-                     BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true,
-                                std::move(quote_vars), quote_compound) +
+                     BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true, &quote_vars,
+                                &quote_compound) +
                      ")");
     bound.insert(shape_vars.begin(), shape_vars.end());
   }
@@ -594,7 +619,7 @@ std::string TirPrinter::ClassicSignature(const ir::PrimFuncNode& f) {
 }
 
 std::string TirPrinter::Function(const ir::PrimFuncNode& f, std::vector<std::string>* type_vars) {
-  CollectPaths(f);
+  func_ = &f;
   OpenFrame(&f, 1);
   std::vector<std::string> kwargs;
   if (f.is_private()) kwargs.push_back("private=True");

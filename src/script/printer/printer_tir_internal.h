@@ -18,6 +18,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/prim_text.h"
 #include "pipesplit/ir/tir.h"
@@ -47,8 +49,9 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
     int indent = 0;
     size_t stmt_start = kNotStarted;  // where its current statement starts in out_
     std::string pending;              // declarations made before its first statement
-    std::vector<const void*> defined;
-    std::vector<std::string> names;  // names taken in it (freed at its end)
+    std::vector<const void*> named;    // defined under a name taken in it (freed at its end)
+    std::vector<const void*> defined;  // defined as a text (A.strides[0])
+    std::vector<const void*> data;     // data pointers of its buffers
     bool any = false;            // printed a statement
     bool allow_concise = false;  // the statement being printed is the last of its body
   };
@@ -68,16 +71,20 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   // than [A-Za-z0-9_] become '_', a taken name gets the smallest free suffix _1, _2, ...) and
   // returns it; the name it has when already defined.
   std::string Define(const void* key, std::string_view hint, size_t k);
-  std::string DefineInner(const void* key, std::string_view hint) { return Define(key, hint, Top()); }
+  std::string DefineInner(const void* key, std::string_view hint) {
+    return Define(key, hint, Top());
+  }
   // Defines `key` as printing `text` (A.data, A.strides[0]), taking no name.
   void DefineAs(const void* key, std::string text, size_t k);
   size_t Top() const { return frames_.size() - 1; }
   bool IsDefined(const void* key) const { return names_.count(key) != 0; }
   // The lowest open frame enclosing every use of `key`, if any.
-  std::optional<size_t> LowestFrameOf(const void* key) const;
+  std::optional<size_t> LowestFrameOf(const void* key);
   // Whether `node` encloses every use of `key`.
-  bool EnclosesAllUses(const void* node, const void* key) const;
-  void CollectPaths(const ir::PrimFuncNode& f);
+  bool EnclosesAllUses(const void* node, const void* key);
+  // The paths and the data pointers' buffers, collected on first need (most functions print
+  // nothing before its definition and launch no thread, and never need them).
+  void CollectPaths();
   std::string VarName(const ir::TirVarNode& v);
   std::string BufferName(const ir::BufferNode& b);
   // Defines a buffer (and its data pointer, A.data); returns its name.
@@ -93,12 +100,13 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   std::string AttrDict(const ir::AttrMap& map) { return Attr(ir::AttrValue(map)); }
   // The arguments of a buffer declaration call after the leading ones: shape, dtype (always
   // when `dtype_always`), then data-less keywords (strides, elem_offset, scope, align,
-  // offset_factor); vars it defines are defined in frame `k`. `quote_vars`: vars whose first
+  // offset_factor); vars it defines are defined in frame `k`. `quote_first`: vars whose first
   // dim must be quoted (a signature); `quote_compound`: type vars, quoted inside compound dims.
+  using VarSet = absl::flat_hash_set<const void*>;
   std::string BufferArgs(const ir::BufferNode& b, size_t k, BufferVars vars, bool dtype_always,
                          bool quote_undefined, bool print_scope = true,
-                         std::unordered_set<const void*> quote_vars = {},
-                         const std::unordered_set<const void*>& quote_compound = {});
+                         const VarSet* quote_first = nullptr,
+                         const VarSet* quote_compound = nullptr);
   std::string VarCreation(const ir::TirVarNode& v) const;
   std::string Signature(const ir::PrimFuncNode& f, std::vector<std::string>* type_vars);
   std::string ClassicSignature(const ir::PrimFuncNode& f);
@@ -135,8 +143,12 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   ir::PrimTextOptions text_options_;
   std::string out_;
   std::vector<Frame> frames_;
-  std::unordered_map<const void*, std::string> names_;
-  std::unordered_set<std::string> taken_{"I", "T", "R"};  // TVM's builtin keywords
+  absl::flat_hash_map<const void*, std::string> names_;
+  absl::flat_hash_set<std::string> taken_{"I", "T", "R"};  // TVM's builtin keywords
+  // The data pointers of the buffers defined (A.data).
+  absl::flat_hash_map<const void*, const ir::BufferNode*> data_of_;
+  const ir::PrimFuncNode* func_ = nullptr;
+  bool paths_collected_ = false;
   // The frame nodes (loops, blocks, branches, ...) enclosing every use of each var and buffer.
   std::unordered_map<const void*, std::vector<const void*>> paths_;
   std::unordered_map<const ir::TirVarNode*, const ir::BufferNode*> data_owner_;

@@ -65,6 +65,10 @@ class UseFinder : public ir::ExprVisitor {
             const ir::FunctionNode* caller)
       : kernels_(kernels), caller_(caller) {}
 
+  // Struct info names no kernel: not walked.
+  void VisitVarDef(const ir::Var&) override {}
+  void VisitStructInfo(const ir::StructInfo&) override {}
+
  protected:
   void VisitExpr_(const ir::GlobalVarNode& gv) override { Use(gv, nullptr); }
   void VisitExpr_(const ir::CallNode& call) override {
@@ -121,11 +125,14 @@ std::unordered_set<const ir::TirVarNode*> Candidates(const ir::PrimFuncNode& k) 
 
 void ShareKernelVars(ir::IRModule* mod) {
   std::vector<KernelUse> uses(mod->members().size());
+  std::vector<std::unordered_set<const ir::TirVarNode*>> candidates(mod->members().size());
   std::unordered_map<const ir::GlobalVarNode*, KernelUse*> kernels;
   for (size_t i = 0; i < mod->members().size(); ++i) {
     const ir::IRModule::Member& m = mod->members()[i];
     const auto* k = ir::As<ir::PrimFuncNode>(m.func);
-    if (k != nullptr && !Candidates(*k).empty()) kernels[m.gvar.get()] = &uses[i];
+    if (k == nullptr) continue;
+    candidates[i] = Candidates(*k);
+    if (!candidates[i].empty()) kernels[m.gvar.get()] = &uses[i];
   }
   if (kernels.empty()) return;
   for (const ir::IRModule::Member& m : mod->members()) {
@@ -136,7 +143,6 @@ void ShareKernelVars(ir::IRModule* mod) {
     if (!use.shareable || use.caller == nullptr) continue;
     const ir::IRModule::Member& m = mod->members()[i];
     auto kernel = std::static_pointer_cast<const ir::PrimFuncNode>(m.func);
-    std::unordered_set<const ir::TirVarNode*> candidates = Candidates(*kernel);
     ir::TirVarMap map;
     bool conflict = false;
     for (const ir::CallNode* call : use.calls) {
@@ -157,7 +163,7 @@ void ShareKernelVars(ir::IRModule* mod) {
           const auto* v = ir::As<ir::TirVarNode>((*buffer)->shape()[d]);
           const ir::PrimExpr& w = (*tensor->shape())[d];
           const auto* wv = ir::As<ir::TirVarNode>(w);
-          if (v == nullptr || !candidates.count(v) || wv == nullptr ||
+          if (v == nullptr || !candidates[i].count(v) || wv == nullptr ||
               wv->dtype() != v->dtype() || wv->name() != v->name()) {
             continue;
           }
