@@ -388,9 +388,9 @@ void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
       const CommReducer& r = *target.reducer;
       if (r.lhs.size() != r.rhs.size() || r.lhs.size() != r.result.size() ||
           r.lhs.size() != r.identity.size()) {
-        Error(span, "a T.comm_reducer has " + Plural(r.lhs.size() + r.rhs.size(), "parameter",
-                                                     "parameters") +
-                        ", " + Plural(r.result.size(), "result", "results") + " and " +
+        Error(span, "a T.comm_reducer has " +
+                        Plural(r.lhs.size() + r.rhs.size(), "parameter", "parameters") + ", " +
+                        Plural(r.result.size(), "result", "results") + " and " +
                         Plural(r.identity.size(), "identity element", "identity elements"));
       }
       for (const PrimExpr& e : r.identity) Expr(e, span);

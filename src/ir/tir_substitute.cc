@@ -72,8 +72,8 @@ class VarSubstituter : public StmtMutator {
   }
   Stmt VisitStmt_(const BlockNode& op, const Stmt& self) override {
     bool changed = false;
-    BlockNode::Fields f{op.name_hint(), op.iter_vars(), {}, {}, nullptr, {},
-                        {},             op.annotations(), nullptr};
+    BlockNode::Fields f{op.name_hint(),   op.iter_vars(), {}, {}, nullptr, {}, {},
+                        op.annotations(), nullptr};
     for (IterVar& iv : f.iter_vars) {
       Range dom{VisitPrimExpr(iv.dom.min), VisitPrimExpr(iv.dom.extent)};
       changed |= dom.min != iv.dom.min || dom.extent != iv.dom.extent;

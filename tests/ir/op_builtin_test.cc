@@ -161,8 +161,9 @@ TEST(OpBuiltinTest, MiscFamilies) {
             "R.Tensor((n * 4, 3), dtype=\"float32\")");
   EXPECT_EQ(Infer(C("ccl.allgather", {TN("x", 2)}, {{"num_workers", 2}})),
             "R.Tensor(dtype=\"float32\", ndim=2)");
-  EXPECT_EQ(Infer(C("ccl.scatter_from_worker0", {T("x", {3, n})}, {{"num_workers", 2}, {"axis", -1}})),
-            "R.Tensor((3, T.Div(n, 2)), dtype=\"float32\")");
+  EXPECT_EQ(
+      Infer(C("ccl.scatter_from_worker0", {T("x", {3, n})}, {{"num_workers", 2}, {"axis", -1}})),
+      "R.Tensor((3, T.Div(n, 2)), dtype=\"float32\")");
   EXPECT_EQ(InferError(C("ccl.scatter_from_worker0", {T("x", {5})}, {{"num_workers", 2}})),
             "op_test.py:1:6: R.ccl.scatter_from_worker0: dimension 0 (5) is not divisible by 2 "
             "workers");

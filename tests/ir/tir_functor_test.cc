@@ -321,7 +321,8 @@ TEST(TirFunctorTest, VisitorVisitsTheExpressionsOfNewerStatements) {
   thread.thread_tag = "threadIdx.x";
   Stmt inner = Make<AssertStmtNode>(MakeBinary(BinaryOp::kGE, n, I(0)), "RuntimeError",
                                     std::vector<std::string>{"negative"});
-  inner = Make<SeqStmtNode>(std::vector<Stmt>{inner, Make<AllocBufferNode>(b, Make<EvaluateNode>(tx))});
+  inner =
+      Make<SeqStmtNode>(std::vector<Stmt>{inner, Make<AllocBufferNode>(b, Make<EvaluateNode>(tx))});
   Stmt attr = Make<AttrStmtNode>(reduce, "reduce_scope", I(0), inner);
   Stmt launch = Make<AttrStmtNode>(thread, "thread_extent", I(8), attr);
   Stmt loop = Make<WhileNode>(MakeBinary(BinaryOp::kLT, n, I(4)), launch);

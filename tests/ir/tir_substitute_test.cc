@@ -32,9 +32,9 @@ struct Func {
     auto load = [&](const Buffer& buf) {
       return Make<BufferLoadNode>(buf, std::vector<PrimExpr>{i});
     };
-    Stmt body = Make<SeqStmtNode>(std::vector<Stmt>{
-        Make<BufferStoreNode>(c, load(a), std::vector<PrimExpr>{i}),
-        Make<BufferStoreNode>(b, load(c), std::vector<PrimExpr>{I(0)})});
+    Stmt body = Make<SeqStmtNode>(
+        std::vector<Stmt>{Make<BufferStoreNode>(c, load(a), std::vector<PrimExpr>{i}),
+                          Make<BufferStoreNode>(b, load(c), std::vector<PrimExpr>{I(0)})});
     BlockNode::Fields f;
     f.name_hint = "b";
     f.reads = {BufferRegion{a, {Range{i, I(1)}}}};
@@ -62,7 +62,7 @@ TEST(SubstituteTirVarsTest, ReplacesInBuffersAndFollowsThem) {
   const Buffer& a = *out->BufferOf(out->params()[0].get());
   EXPECT_NE(a, f.a);
   EXPECT_EQ(a->shape()[0], m);
-  EXPECT_EQ(a->data(), f.a->data());  // the same data var
+  EXPECT_EQ(a->data(), f.a->data());                       // the same data var
   EXPECT_EQ(*out->BufferOf(out->params()[1].get()), f.b);  // untouched buffer kept
   const auto* loop = As<ForNode>(out->body());
   ASSERT_NE(loop, nullptr);

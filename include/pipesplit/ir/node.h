@@ -153,16 +153,16 @@ bool Is(const Ptr<U>& node) {
 // unreachable), so -Wswitch reports every switch that a new kind of the family is missing from.
 // A new kind goes into its family's list here; a new family gets a list of its own and joins
 // the OUTSIDE lists.
-#define PIPESPLIT_PRIM_EXPR_KINDS              \
-  case ::pipesplit::ir::NodeKind::kIntImm:     \
-  case ::pipesplit::ir::NodeKind::kFloatImm:   \
-  case ::pipesplit::ir::NodeKind::kTirVar:     \
-  case ::pipesplit::ir::NodeKind::kBinary:     \
-  case ::pipesplit::ir::NodeKind::kNot:        \
-  case ::pipesplit::ir::NodeKind::kCast:       \
-  case ::pipesplit::ir::NodeKind::kSelect:     \
-  case ::pipesplit::ir::NodeKind::kBufferLoad: \
-  case ::pipesplit::ir::NodeKind::kPrimCall:   \
+#define PIPESPLIT_PRIM_EXPR_KINDS                \
+  case ::pipesplit::ir::NodeKind::kIntImm:       \
+  case ::pipesplit::ir::NodeKind::kFloatImm:     \
+  case ::pipesplit::ir::NodeKind::kTirVar:       \
+  case ::pipesplit::ir::NodeKind::kBinary:       \
+  case ::pipesplit::ir::NodeKind::kNot:          \
+  case ::pipesplit::ir::NodeKind::kCast:         \
+  case ::pipesplit::ir::NodeKind::kSelect:       \
+  case ::pipesplit::ir::NodeKind::kBufferLoad:   \
+  case ::pipesplit::ir::NodeKind::kPrimCall:     \
   case ::pipesplit::ir::NodeKind::kTirStringImm: \
   case ::pipesplit::ir::NodeKind::kLet
 #define PIPESPLIT_STRUCT_INFO_KINDS             \

@@ -320,9 +320,9 @@ struct AttrTarget {
     kCommReducer,  // a reducer (T.attr(T.comm_reducer(...), "reduce_scope", 0))
   };
   Kind kind = Kind::kNone;
-  PrimExpr expr;           // kExpr
-  TirVar var;              // kThread
-  std::string thread_tag;  // kThread: "threadIdx.x", ...
+  PrimExpr expr;                               // kExpr
+  TirVar var;                                  // kThread
+  std::string thread_tag;                      // kThread: "threadIdx.x", ...
   std::shared_ptr<const CommReducer> reducer;  // kCommReducer
 };
 

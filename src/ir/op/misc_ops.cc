@@ -58,8 +58,8 @@ StructInfo InferAllReduce(const CallNode& call) {
   std::string op_type = attrs.Str("op_type");
   if (op_type != "sum" && op_type != "prod" && op_type != "min" && op_type != "max" &&
       op_type != "avg") {
-    Fail(call, "op_type must be \"sum\", \"prod\", \"min\", \"max\" or \"avg\", not \"" +
-                   op_type + "\"");
+    Fail(call,
+         "op_type must be \"sum\", \"prod\", \"min\", \"max\" or \"avg\", not \"" + op_type + "\"");
   }
   attrs.Bool("in_group");
   return out;

@@ -475,7 +475,8 @@ std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars
     for (const void* v : in_dim) quote_vars.erase(v);
   }
   std::string out = Tuple(dims);
-  if (dtype_always || b.dtype() != DataType::Float(32)) out += ", " + QuoteString(b.dtype().ToString());
+  if (dtype_always || b.dtype() != DataType::Float(32))
+    out += ", " + QuoteString(b.dtype().ToString());
   std::vector<std::string> kwargs;
   if (!b.strides().empty()) {
     std::vector<std::string> items;
@@ -578,10 +579,10 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
       });
     }
     std::string name = DefineBuffer(b, 0);
-    params.push_back(name + ": T.Buffer(" +
-                     BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true, &quote_vars,
-                                &quote_compound) +
-                     ")");
+    params.push_back(
+        name + ": T.Buffer(" +
+        BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true, &quote_vars, &quote_compound) +
+        ")");
     bound.insert(shape_vars.begin(), shape_vars.end());
   }
   if (type_vars != nullptr) *type_vars = tv_names;
@@ -597,11 +598,12 @@ std::string TirPrinter::ClassicSignature(const ir::PrimFuncNode& f) {
   std::vector<std::string> params;
   for (const ir::TirVar& p : f.params()) {
     const ir::Buffer* buffer = f.BufferOf(p.get());
-    bool inline_buffer = buffer != nullptr && (*buffer)->scope() == "global" &&
-                         (*buffer)->has_default_layout();
+    bool inline_buffer =
+        buffer != nullptr && (*buffer)->scope() == "global" && (*buffer)->has_default_layout();
     if (buffer != nullptr) {
       for (const PrimExpr& d : (*buffer)->shape()) {
-        ir::VisitTirVars(d, [&](const ir::TirVar& v) { inline_buffer &= defined.count(v.get()) != 0; });
+        ir::VisitTirVars(
+            d, [&](const ir::TirVar& v) { inline_buffer &= defined.count(v.get()) != 0; });
       }
     }
     defined.insert(p.get());
@@ -653,8 +655,8 @@ std::string TirPrinter::Function(const ir::PrimFuncNode& f, std::vector<std::str
     for (const ir::Buffer& b : root.alloc_buffers()) {
       BeginStmt();
       std::string name = DefineBuffer(*b, 0);
-      Line(name + " = " + AllocBufferDecl(*b, options_.sblock ? "sblock_alloc_buffer"
-                                                               : "alloc_buffer"));
+      Line(name + " = " +
+           AllocBufferDecl(*b, options_.sblock ? "sblock_alloc_buffer" : "alloc_buffer"));
     }
     Body(root.body(), true);
   } else {
@@ -670,7 +672,9 @@ std::string TirPrinter::AllocBufferDecl(const ir::BufferNode& b, const char* met
   bool print_scope = true;
   if (name == "alloc_statement") {
     // An allocation statement (TVM since 2026): shared and local ones have their own spelling.
-    name = b.scope() == "shared" ? "alloc_shared" : b.scope() == "local" ? "alloc_local" : "alloc_buffer";
+    name = b.scope() == "shared"  ? "alloc_shared"
+           : b.scope() == "local" ? "alloc_local"
+                                  : "alloc_buffer";
     print_scope = name == "alloc_buffer";
   }
   return "T." + name + "(" + BufferArgs(b, Top(), BufferVars::kData, false, false, print_scope) +

@@ -47,13 +47,13 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   struct Frame {
     const void* node = nullptr;
     int indent = 0;
-    size_t stmt_start = kNotStarted;  // where its current statement starts in out_
-    std::string pending;              // declarations made before its first statement
+    size_t stmt_start = kNotStarted;   // where its current statement starts in out_
+    std::string pending;               // declarations made before its first statement
     std::vector<const void*> named;    // defined under a name taken in it (freed at its end)
     std::vector<const void*> defined;  // defined as a text (A.strides[0])
     std::vector<const void*> data;     // data pointers of its buffers
-    bool any = false;            // printed a statement
-    bool allow_concise = false;  // the statement being printed is the last of its body
+    bool any = false;                  // printed a statement
+    bool allow_concise = false;        // the statement being printed is the last of its body
   };
 
   // ---- frames, names and paths (printer_tir.cc) ----
@@ -91,9 +91,7 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
   std::string DefineBuffer(const ir::BufferNode& b, size_t k);
 
   // ---- expressions, buffers, signature (printer_tir.cc) ----
-  std::string Text(const ir::PrimExpr& e) {
-    return ir::FormatPrimExpr(e, text_options_).text;
-  }
+  std::string Text(const ir::PrimExpr& e) { return ir::FormatPrimExpr(e, text_options_).text; }
   std::string Region(const ir::BufferRegion& r);
   std::string Stop(const ir::PrimExpr& min, const ir::PrimExpr& extent);
   std::string Attr(const ir::AttrValue& value);

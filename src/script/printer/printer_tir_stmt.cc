@@ -139,8 +139,7 @@ void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr
                           : "(" + Text(iv.dom.min) + ", " + Stop(iv.dom.min, iv.dom.extent) + ")";
     std::string value = i < values.size() ? ", " + Text(values[i]) : "";
     std::string name = DefineInner(iv.var.get(), iv.var->name());
-    Line(name + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
-         ")");
+    Line(name + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value + ")");
   };
   auto flush = [&]() {
     if (remap.size() == 1) single(remap[0]);
@@ -279,17 +278,16 @@ void TirPrinter::VisitStmt_(const ir::AllocateNode& n) {
   std::vector<std::string> extents;
   for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
   std::string name = DefineInner(n.buffer_var().get(), n.buffer_var()->name());
-  Line(name + " = T.allocate([" + Join(extents) + "], " +
-       QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
+  Line(name + " = T.allocate([" + Join(extents) + "], " + QuoteString(n.dtype().ToString()) + ", " +
+       QuoteString(n.scope()) + ")");
   Body(n.body(), tail);
 }
 
 void TirPrinter::VisitStmt_(const ir::DeclBufferNode& n) {
   bool tail = frames_.back().allow_concise;
   BeginStmt();
-  std::string rhs = "T.decl_buffer(" + BufferArgs(*n.buffer(), Top(), BufferVars::kNone, false,
-                                                  false) +
-                    ")";
+  std::string rhs =
+      "T.decl_buffer(" + BufferArgs(*n.buffer(), Top(), BufferVars::kNone, false, false) + ")";
   std::string name = DefineBuffer(*n.buffer(), Top());
   Line(name + " = " + rhs);
   Body(n.body(), tail);

@@ -329,9 +329,8 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
     const Symbol* sym = Find(target->text);
     if (sym != nullptr && sym->buffer != nullptr && sym->buffer->layout().scalar) {
       PrimExpr value = Expr(s->value, sym->buffer->dtype());
-      return ir::Make<ir::BufferStoreNode>(sym->buffer, value,
-                                           std::vector<PrimExpr>{ir::IntImm(0, DataType::Int(32))},
-                                           span);
+      return ir::Make<ir::BufferStoreNode>(
+          sym->buffer, value, std::vector<PrimExpr>{ir::IntImm(0, DataType::Int(32))}, span);
     }
   }
   if (target->kind == PyExprKind::kSubscript) {
@@ -348,6 +347,17 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
   std::string callee = TirCallee(s->value);
   if (s->kind == PyStmtKind::kAssign && DeclareVars(s)) return nullptr;
   if (s->kind == PyStmtKind::kAssign && DeclareBuffer(s)) return nullptr;
+  if (callee == "T.env_thread") {
+    // x = T.env_thread("threadIdx.x"): a thread var launched later by T.launch_thread(x, n).
+    const PyExpr* call = s->value;
+    if (call->items.size() != 2 || call->items[1]->kind != PyExprKind::kString ||
+        !call->keywords.empty()) {
+      Error(call, "T.env_thread expects a thread tag string");
+    }
+    ir::TirVar var = NewVar(target, DataType::Int(32));
+    env_threads_[var.get()] = std::string(call->items[1]->str);
+    return nullptr;
+  }
   if (callee == "T.launch_thread") {
     if (s->kind != PyStmtKind::kAssign) Error(s->annotation, "T.launch_thread takes no annotation");
     size_t rest = *i;
@@ -424,10 +434,9 @@ ir::Stmt TirLowerer::ScalarAlloc(const std::vector<PyStmt*>& body, size_t* i) {
   }
   ir::BufferLayout layout;
   layout.scalar = true;
-  ir::Buffer buffer =
-      ir::MakeBuffer(std::string(s->target->text), *dtype,
-                     std::vector<PrimExpr>{ir::IntImm(1, DataType::Int(32))}, "local",
-                     SpanOf(s->target), std::move(layout));
+  ir::Buffer buffer = ir::MakeBuffer(std::string(s->target->text), *dtype,
+                                     std::vector<PrimExpr>{ir::IntImm(1, DataType::Int(32))},
+                                     "local", SpanOf(s->target), std::move(layout));
   PrimExpr value;
   if (s->value != nullptr) value = Expr(s->value, *dtype);
   Push();

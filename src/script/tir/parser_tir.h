@@ -136,6 +136,8 @@ class TirLowerer {
   bool in_signature_ = false;
   // Buffers declared ahead with `x = T.Buffer(...)` and not defined yet, by name.
   std::unordered_map<std::string, ir::Buffer> pending_buffers_;
+  // The vars of `x = T.env_thread("threadIdx.x")`, with their tags.
+  std::unordered_map<const ir::TirVarNode*, std::string> env_threads_;
   // The preamble statements `n = T.int32()` already lowered with the signature.
   std::unordered_set<const PyStmt*> predeclared_;
   std::unordered_map<const ir::TirVarNode*, ir::Range> loop_ranges_;

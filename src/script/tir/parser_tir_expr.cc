@@ -1,8 +1,7 @@
 // TIR lowering, part 1: expressions, buffer regions, buffer declarations and attributes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <algorithm>
 
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
@@ -354,10 +353,10 @@ ir::Buffer TirLowerer::BufferDecl(const PyExpr* call, size_t first_arg, std::str
     }
     for (const PyExpr* st : strides->items) {
       // A string names a new var (`strides=("s1", "s0")`, read back as A.strides[i]).
-      layout.strides.push_back(st->kind == PyExprKind::kString
-                                   ? ir::Make<ir::TirVarNode>(std::string(st->str), index_dtype,
-                                                              false, SpanOf(st))
-                                   : Expr(st));
+      layout.strides.push_back(
+          st->kind == PyExprKind::kString
+              ? ir::Make<ir::TirVarNode>(std::string(st->str), index_dtype, false, SpanOf(st))
+              : Expr(st));
     }
   }
   if (elem_offset != nullptr) {
@@ -369,8 +368,8 @@ ir::Buffer TirLowerer::BufferDecl(const PyExpr* call, size_t first_arg, std::str
     // matched buffer's has the dtype of its dims; a param's is an int32, as in the kernels TVM
     // prints (an int64 one would print as a TypeVar).
     DataType offset_dtype = callee == "T.match_buffer" ? index_dtype : DataType::Int(32);
-    layout.elem_offset = ir::Make<ir::TirVarNode>(name + "_elem_offset", offset_dtype, false,
-                                                  SpanOf(call));
+    layout.elem_offset =
+        ir::Make<ir::TirVarNode>(name + "_elem_offset", offset_dtype, false, SpanOf(call));
   }
   if (layout.offset_factor == 0) layout.offset_factor = 1;
   if (auto it = pending_buffers_.find(name); it != pending_buffers_.end()) {
@@ -450,8 +449,8 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
       if (sym == nullptr && options_.type_vars != nullptr &&
           options_.type_vars->count(std::string(e->text))) {
         if (!in_signature_) {
-          Error(e, "TypeVar '" + std::string(e->text) +
-                       "' can only be used in a function signature");
+          Error(e,
+                "TypeVar '" + std::string(e->text) + "' can only be used in a function signature");
         }
         // The function's own int64 var for the module-level TypeVar, defined for the body too.
         auto var = ir::Make<ir::TirVarNode>(std::string(e->text), DataType::Int(64), false, span);

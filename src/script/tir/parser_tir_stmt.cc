@@ -2,6 +2,7 @@
 // cond, ("Kind", ["message", ...])`, thread launches (T.launch_thread) and attributes (T.attr,
 // with T.comm_reducer targets), and the expressions they come with (T.Let, the builtins of GPU
 // schedules such as T.tvm_storage_sync).
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/script/tir/parser_tir.h"
 
@@ -24,8 +25,8 @@ bool IsStringList(const PyExpr* e) {
 ir::Stmt TirLowerer::While(const PyStmt* s) {
   PrimExpr cond = Expr(s->value);
   if (!cond->dtype().is_bool()) {
-    Error(s->value, "a while condition must be a boolean expression, not " +
-                        cond->dtype().ToString());
+    Error(s->value,
+          "a while condition must be a boolean expression, not " + cond->dtype().ToString());
   }
   Push();
   ir::Stmt body = Body(s->body, 0);
@@ -36,8 +37,8 @@ ir::Stmt TirLowerer::While(const PyStmt* s) {
 ir::Stmt TirLowerer::Assert(const PyStmt* s) {
   PrimExpr cond = Expr(s->value);
   if (!cond->dtype().is_bool()) {
-    Error(s->value, "an assert condition must be a boolean expression, not " +
-                        cond->dtype().ToString());
+    Error(s->value,
+          "an assert condition must be a boolean expression, not " + cond->dtype().ToString());
   }
   const PyExpr* message = s->target;
   if (message == nullptr) {
@@ -73,9 +74,9 @@ ir::AttrTarget TirLowerer::AttrTargetOf(const PyExpr* e) {
   for (const PyExpr* item : e->items[2]->items) reducer->identity.push_back(Expr(item));
   size_t n = reducer->identity.size();
   if (n == 0 || lambda->keywords.size() != 2 * n) {
-    Error(lambda, "T.comm_reducer: the lambda takes " + std::to_string(2 * n) +
-                      " parameters for " + std::to_string(n) + " identity element" +
-                      (n == 1 ? "" : "s") + ", not " + std::to_string(lambda->keywords.size()));
+    Error(lambda, "T.comm_reducer: the lambda takes " + std::to_string(2 * n) + " parameters for " +
+                      std::to_string(n) + " identity element" + (n == 1 ? "" : "s") + ", not " +
+                      std::to_string(lambda->keywords.size()));
   }
   Push();
   for (size_t i = 0; i < 2 * n; ++i) {
@@ -110,9 +111,19 @@ ir::Stmt TirLowerer::AttrStmt(const PyStmt* s, const PyExpr* call, const PyExpr*
           callee + " takes no keyword arguments");
   }
   if (callee == "T.launch_thread") {
-    // T.launch_thread("threadIdx.x", extent): binds a new var to the thread axis.
-    if (args.size() != 2 || args[0]->kind != PyExprKind::kString) {
-      Error(call, "T.launch_thread expects a thread tag string and an extent");
+    // T.launch_thread("threadIdx.x", extent) binds a new var to the thread axis;
+    // T.launch_thread(x, extent) launches the var of an earlier `x = T.env_thread(...)`.
+    const ir::TirVarNode* env = nullptr;
+    if (args.size() == 2 && args[0]->kind == PyExprKind::kName) {
+      const Symbol* sym = Find(args[0]->text);
+      if (sym != nullptr && sym->var != nullptr && env_threads_.count(sym->var.get())) {
+        env = sym->var.get();
+      }
+    }
+    if (args.size() != 2 || (args[0]->kind != PyExprKind::kString && env == nullptr)) {
+      Error(call,
+            "T.launch_thread expects a thread tag string (or a T.env_thread var) and an "
+            "extent");
     }
     PrimExpr extent = Expr(args[1]);
     if (!extent->dtype().is_integer()) {
@@ -120,6 +131,15 @@ ir::Stmt TirLowerer::AttrStmt(const PyStmt* s, const PyExpr* call, const PyExpr*
     }
     ir::AttrTarget thread;
     thread.kind = ir::AttrTarget::Kind::kThread;
+    if (env != nullptr) {
+      if (target != nullptr) Error(target, "T.launch_thread of a T.env_thread var binds no name");
+      thread.var = Find(args[0]->text)->var;
+      thread.thread_tag = env_threads_.at(env);
+      extent = ir::CastTo(extent, thread.var->dtype());
+      ir::Stmt inner = body();
+      return ir::Make<ir::AttrStmtNode>(std::move(thread), "thread_extent", std::move(extent),
+                                        std::move(inner), span);
+    }
     thread.thread_tag = std::string(args[0]->str);
     Push();
     if (target != nullptr) {
@@ -129,8 +149,8 @@ ir::Stmt TirLowerer::AttrStmt(const PyStmt* s, const PyExpr* call, const PyExpr*
       for (char& c : name) c = c == '.' ? '_' : c;
       thread.var = ir::Make<ir::TirVarNode>(name, extent->dtype(), false, SpanOf(args[0]));
     }
-    std::string key = thread.thread_tag.rfind("vthread", 0) == 0 ? "virtual_thread"
-                                                                 : "thread_extent";
+    std::string key =
+        thread.thread_tag.rfind("vthread", 0) == 0 ? "virtual_thread" : "thread_extent";
     ir::Stmt inner = body();
     Pop();
     return ir::Make<ir::AttrStmtNode>(std::move(thread), std::move(key), std::move(extent),
@@ -186,8 +206,8 @@ PrimExpr TirLowerer::LetExpr(const PyExpr* call) {
   ir::TirVar var = sym->var;
   PrimExpr value = Expr(where->items[1], var->dtype());
   if (!(value->dtype() == var->dtype())) {
-    Error(where->items[1], "T.Let binds '" + var->name() + "' of dtype " +
-                               var->dtype().ToString() + " to a " + value->dtype().ToString());
+    Error(where->items[1], "T.Let binds '" + var->name() + "' of dtype " + var->dtype().ToString() +
+                               " to a " + value->dtype().ToString());
   }
   PrimExpr body = Expr(call->items[1]);
   return ir::Make<ir::LetNode>(std::move(var), std::move(value), std::move(body), SpanOf(call));

@@ -100,7 +100,8 @@ TEST_P(Mlc2026Dump, BeforeMemoryPlanningIsWellFormed) {
   // Phase 5 (after MLC's rewrite and memory planning) and after-ppr.py (MLC's rewrite marks its
   // dispatcher pure) are not required to pass.
   std::string name = path_.filename().string();
-  bool checked = name == "before-ppr.py" || (name.starts_with("debug-phase") && name != "debug-phase5.py");
+  bool checked =
+      name == "before-ppr.py" || (name.starts_with("debug-phase") && name != "debug-phase5.py");
   if (!checked) GTEST_SKIP() << "not a module before memory planning";
   ir::IRModule mod = ParseModule(Read(path_), GetParam());
   std::vector<Diagnostic> problems = analysis::CheckWellFormed(mod);

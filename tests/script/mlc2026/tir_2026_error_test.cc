@@ -127,10 +127,11 @@ TEST(Tir2026Error, AttrNeedsANodeKeyAndValue) {
 }
 
 TEST(Tir2026Error, CommReducerArity) {
-  EXPECT_EQ(ParseError(Kernel("        T.attr(T.comm_reducer(lambda x0: x0, [0]), \"reduce_scope\", 0)\n"
-                              "        A[0] = 1\n")),
-            "test.py:5:31: error: T.comm_reducer: the lambda takes 2 parameters for 1 identity "
-            "element, not 1");
+  EXPECT_EQ(
+      ParseError(Kernel("        T.attr(T.comm_reducer(lambda x0: x0, [0]), \"reduce_scope\", 0)\n"
+                        "        A[0] = 1\n")),
+      "test.py:5:31: error: T.comm_reducer: the lambda takes 2 parameters for 1 identity "
+      "element, not 1");
 }
 
 // ---- expressions, buffers, attributes ----

@@ -411,9 +411,8 @@ TEST(Relax2026, MemoryPlannedModulePrintsBack) { ExpectRoundTripAndWellFormed(kM
 TEST(Relax2026, CclOpsKeepTheirAttributes) {
   ir::IRModule mod = Parse(kMemoryPlanned);
   std::vector<std::string> attrs;
-  for (const ir::Binding& b : ir::As<ir::SeqExprNode>(mod.LookupFunction("decode")->body())
-                                  ->blocks()[0]
-                                  ->bindings()) {
+  for (const ir::Binding& b :
+       ir::As<ir::SeqExprNode>(mod.LookupFunction("decode")->body())->blocks()[0]->bindings()) {
     const auto* call = ir::As<ir::CallNode>(b->value());
     if (call == nullptr || call->op_node() == nullptr ||
         call->op_node()->name().rfind("relax.ccl.", 0) != 0) {
@@ -433,8 +432,9 @@ TEST(Relax2026, CclOpsKeepTheirAttributes) {
 
 TEST(Relax2026, BoolArgumentsAreBools) {
   ir::IRModule mod = Parse(kMemoryPlanned);
-  const ir::Binding& b =
-      ir::As<ir::SeqExprNode>(mod.LookupFunction("create_cache")->body())->blocks()[0]->bindings()[0];
+  const ir::Binding& b = ir::As<ir::SeqExprNode>(mod.LookupFunction("create_cache")->body())
+                             ->blocks()[0]
+                             ->bindings()[0];
   const auto* call = ir::As<ir::CallNode>(b->value());
   ASSERT_NE(call, nullptr);
   const auto* flag = ir::As<ir::PrimValueNode>(call->args()[2]);
@@ -445,6 +445,31 @@ TEST(Relax2026, BoolArgumentsAreBools) {
   classic.syntax = ir::Syntax::kClassic;
   EXPECT_NE(PrintModule(mod, classic).find("R.matmul(lv, w, out_dtype=\"void\")"),
             std::string::npos);
+}
+
+// A thread var launched twice: declared with T.env_thread where both launches see it.
+constexpr const char* kEnvThread =
+    "# from tvm.script import ir as I\n"
+    "# from tvm.script import tirx as T\n"
+    "# from tvm.tirx.layout import Axis\n"
+    "\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @T.prim_func(private=True, s_tir=True)\n"
+    "    def twice(A: T.Buffer((64,), \"float32\")):\n"
+    "        threadIdx_x = T.env_thread(\"threadIdx.x\")\n"
+    "        with T.launch_thread(threadIdx_x, 32):\n"
+    "            A[threadIdx_x] = T.float32(0.0)\n"
+    "        T.launch_thread(threadIdx_x, 32)\n"
+    "        A[threadIdx_x + 32] = T.float32(1.0)\n";
+
+TEST(Tir2026, EnvThreadPrintsBack) {
+  ExpectRoundTripAndWellFormed(kEnvThread);
+  ir::IRModule mod = Parse(kEnvThread);
+  std::vector<const ir::AttrStmtNode*> launches = All<ir::AttrStmtNode>(Kernel(mod, "twice"));
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0]->target().var, launches[1]->target().var);
+  EXPECT_EQ(launches[1]->target().thread_tag, "threadIdx.x");
 }
 
 }  // namespace

@@ -141,10 +141,11 @@ TEST(TypeVarIdentity, VarsOfOtherNamesAreNotShared) {
     text.replace(at, from.size(), to);
   };
   replace("n = TypeVar(\"n\")\n", "m = TypeVar(\"m\")\nn = TypeVar(\"n\")\n");
-  replace("def scale(x: T.Buffer((n, T.int64(4)), \"float32\"), y: T.Buffer((n, T.int64(4)), "
-          "\"float32\")):\n        for i, j in T.grid(n,",
-          "def scale(x: T.Buffer((m, T.int64(4)), \"float32\"), y: T.Buffer((m, T.int64(4)), "
-          "\"float32\")):\n        for i, j in T.grid(m,");
+  replace(
+      "def scale(x: T.Buffer((n, T.int64(4)), \"float32\"), y: T.Buffer((n, T.int64(4)), "
+      "\"float32\")):\n        for i, j in T.grid(n,",
+      "def scale(x: T.Buffer((m, T.int64(4)), \"float32\"), y: T.Buffer((m, T.int64(4)), "
+      "\"float32\")):\n        for i, j in T.grid(m,");
   ir::IRModule mod = Parse(text);
   const ir::TirVarNode* kernel_m = BufferDimVar(Kernel(mod, "scale"), 0, 0);
   ASSERT_NE(kernel_m, nullptr);
@@ -160,11 +161,12 @@ TEST(TypeVarIdentity, DistinctVarsOfOneNamePrintDistinctly) {
   const ir::TirVarNode* n = BufferDimVar(*scale, 0, 0);
   const ir::Buffer& y = *scale->BufferOf(scale->params()[1].get());
   ir::TirVar other = ir::MakeTirVar("n", DataType::Int(64));
-  ir::PrimFuncNode::Fields f{scale->name(), scale->params(), scale->buffer_map(), scale->body(),
-                             scale->attrs(), scale->is_private(), scale->s_tir()};
-  f.buffer_map[1].second = ir::Make<ir::BufferNode>(
-      y->name(), y->data(), y->dtype(), std::vector<ir::PrimExpr>{other, y->shape()[1]},
-      y->scope(), y->span(), y->layout());
+  ir::PrimFuncNode::Fields f{scale->name(), scale->params(), scale->buffer_map(),
+                             scale->body(), scale->attrs(),  scale->is_private(),
+                             scale->s_tir()};
+  f.buffer_map[1].second = ir::Make<ir::BufferNode>(y->name(), y->data(), y->dtype(),
+                                                    std::vector<ir::PrimExpr>{other, y->shape()[1]},
+                                                    y->scope(), y->span(), y->layout());
   mod.Update(mod.GetGlobalVar("scale"), ir::Make<ir::PrimFuncNode>(std::move(f)));
   ASSERT_NE(n, other.get());
   std::string printed = PrintModule(mod);
