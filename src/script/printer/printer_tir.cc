@@ -298,8 +298,8 @@ std::string TirPrinter::Define(const void* key, std::string_view hint, size_t k)
   return name;
 }
 
-void TirPrinter::DefineAs(const void* key, std::string text, size_t k) {
-  if (names_.emplace(key, std::move(text)).second) frames_[k].defined.push_back(key);
+void TirPrinter::DefineAs(const void* key, const std::string& text, size_t k) {
+  if (names_.emplace(key, text).second) frames_[k].defined.push_back(key);
 }
 
 std::string TirPrinter::DefineBuffer(const ir::BufferNode& b, size_t k) {
@@ -553,6 +553,7 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
   std::sort(tvs.begin(), tvs.end(),
             [](const ir::TirVarNode* a, const ir::TirVarNode* b) { return a->name() < b->name(); });
   std::vector<std::string> tv_names;
+  tv_names.reserve(tvs.size());
   for (const ir::TirVarNode* v : tvs) tv_names.push_back(Define(v, v->name(), 0));
   std::sort(tv_names.begin(), tv_names.end());
   bool postponed = options_.pep695 && !tvs.empty();

@@ -75,7 +75,7 @@ class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
     return Define(key, hint, Top());
   }
   // Defines `key` as printing `text` (A.data, A.strides[0]), taking no name.
-  void DefineAs(const void* key, std::string text, size_t k);
+  void DefineAs(const void* key, const std::string& text, size_t k);
   size_t Top() const { return frames_.size() - 1; }
   bool IsDefined(const void* key) const { return names_.count(key) != 0; }
   // The lowest open frame enclosing every use of `key`, if any.

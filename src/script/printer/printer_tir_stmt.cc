@@ -210,10 +210,13 @@ void TirPrinter::Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& it
   }
   for (const ir::MatchBufferRegion& m : b.match_buffers()) {
     BeginStmt();
-    std::string name = DefineBuffer(*m.buffer, Top());
-    std::string source = Region(m.source);
-    Line(name + " = T.match_buffer(" + source + ", " +
-         BufferArgs(*m.buffer, Top(), BufferVars::kMatchBuffer, false, false) + ")");
+    std::string line = DefineBuffer(*m.buffer, Top());
+    line += " = T.match_buffer(";
+    line += Region(m.source);
+    line += ", ";
+    line += BufferArgs(*m.buffer, Top(), BufferVars::kMatchBuffer, false, false);
+    line += ')';
+    Line(line);
   }
   if (b.init() != nullptr) {
     BeginStmt();
