@@ -33,6 +33,8 @@ class ValueOpCounter : public PrimExprFunctor<int64_t(const PrimExprNode&)> {
     for (const PrimExpr& a : c.args()) ops += Count(a);
     return ops;
   }
+  int64_t VisitExpr_(const TirStringImmNode&) override { return 0; }
+  int64_t VisitExpr_(const LetNode& n) override { return Count(n.value()) + Count(n.body()); }
 };
 
 // The FLOPs of a statement executed `trips` times; false when an extent is unknown.
@@ -81,6 +83,19 @@ class FlopCounter : public StmtFunctor<bool(const StmtNode&, int64_t)> {
   }
   bool VisitStmt_(const DeclBufferNode& decl, int64_t trips) override {
     return Visit(decl.body(), trips);
+  }
+  bool VisitStmt_(const AllocBufferNode& alloc, int64_t trips) override {
+    return Visit(alloc.body(), trips);
+  }
+  bool VisitStmt_(const AssertStmtNode&, int64_t) override { return true; }
+  // A while loop runs an unknown number of times.
+  bool VisitStmt_(const WhileNode&, int64_t) override { return false; }
+  bool VisitStmt_(const AttrStmtNode& attr, int64_t trips) override {
+    if (!attr.is_thread_launch()) return Visit(attr.body(), trips);
+    // A launched thread axis multiplies the trips as a loop does.
+    std::optional<int64_t> extent = bounds_.Eval(attr.value(), values_);
+    if (!extent) return false;
+    return Visit(attr.body(), trips * std::max<int64_t>(*extent, 0));
   }
 
   const TirVarMap& values_;

@@ -118,6 +118,24 @@ bool Comparer::PrimEq(const PrimExpr& l, const PrimExpr& r, bool def) {
         }
         break;
       }
+      case NodeKind::kTirStringImm:
+        if (static_cast<const TirStringImmNode*>(a)->value() !=
+            static_cast<const TirStringImmNode*>(b)->value()) {
+          return Fail(l, r);
+        }
+        break;
+      case NodeKind::kLet: {
+        // The let binds its var: the two sides' vars pair as definitions.
+        const auto* x = static_cast<const LetNode*>(a);
+        const auto* y = static_cast<const LetNode*>(b);
+        if (x->var()->dtype() != y->var()->dtype() ||
+            !TirVarEq(x->var().get(), y->var().get(), /*def=*/true)) {
+          return Fail(l, r);
+        }
+        stack.emplace_back(x->body().get(), y->body().get());
+        stack.emplace_back(x->value().get(), y->value().get());
+        break;
+      }
       PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
         PS_UNREACHABLE();
     }

@@ -134,6 +134,17 @@ class Hasher {
           for (size_t i = n->indices().size(); i-- > 0;) stack.push_back(n->indices()[i].get());
           break;
         }
+        case NodeKind::kTirStringImm:
+          Add(HashString(static_cast<const TirStringImmNode*>(e)->value()));
+          break;
+        case NodeKind::kLet: {
+          const auto* n = static_cast<const LetNode*>(e);
+          Add(kTagTirVar);
+          Add(Index(&tir_index_, n->var().get()));
+          stack.push_back(n->body().get());
+          stack.push_back(n->value().get());
+          break;
+        }
         PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
           PS_UNREACHABLE();
       }

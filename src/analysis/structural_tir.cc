@@ -65,6 +65,10 @@ class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
     DType(b.dtype());
     Str(b.scope());
     Exprs(b.shape());
+    Exprs(b.strides());
+    Expr(b.elem_offset());
+    Int(b.layout().offset_factor);
+    Int(b.layout().data_alignment);
   }
 
   void Exprs(const std::vector<PrimExpr>& es) {
@@ -103,6 +107,12 @@ class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
     Str(n.name());
     Exprs(n.args());
   }
+  void VisitExpr_(const ir::TirStringImmNode& n) override { Str(n.value()); }
+  void VisitExpr_(const ir::LetNode& n) override {
+    Var(*n.var());
+    Expr(n.value());
+    Expr(n.body());
+  }
 
   void Attr(const ir::AttrValue& v) {
     if (const PrimExpr* e = v.as_prim_expr()) return Tag('p'), Expr(*e);
@@ -117,6 +127,13 @@ class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
       return;
     }
     if (const ir::AttrMap* map = v.as_map()) return Tag('m'), Attrs(*map);
+    if (const ir::AttrCall* call = v.as_call()) {  // T.target({...})
+      Tag('c');
+      Str(call->callee);
+      Int(static_cast<int64_t>(call->args.size()));
+      for (const ir::AttrValue& item : call->args) Attr(item);
+      return Attrs(call->kwargs);
+    }
     Tag('n');
   }
   void Attrs(const ir::AttrMap& map) {
@@ -210,6 +227,45 @@ class Canonicalizer : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   }
   void VisitStmt_(const ir::DeclBufferNode& n) override {
     Buffer(*n.buffer());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::AllocBufferNode& n) override {
+    Buffer(*n.buffer());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::AssertStmtNode& n) override {
+    Expr(n.cond());
+    Str(n.error_kind());
+    Int(static_cast<int64_t>(n.message_parts().size()));
+    for (const std::string& part : n.message_parts()) Str(part);
+  }
+  void VisitStmt_(const ir::WhileNode& n) override {
+    Expr(n.cond());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const ir::AttrStmtNode& n) override {
+    const ir::AttrTarget& t = n.target();
+    Int(static_cast<int64_t>(t.kind));
+    switch (t.kind) {
+      case ir::AttrTarget::Kind::kNone:
+        break;
+      case ir::AttrTarget::Kind::kExpr:
+        Expr(t.expr);
+        break;
+      case ir::AttrTarget::Kind::kThread:
+        Var(*t.var);
+        Str(t.thread_tag);
+        break;
+      case ir::AttrTarget::Kind::kCommReducer:
+        Int(static_cast<int64_t>(t.reducer->lhs.size()));
+        for (const ir::TirVar& v : t.reducer->lhs) Var(*v);
+        for (const ir::TirVar& v : t.reducer->rhs) Var(*v);
+        Exprs(t.reducer->result);
+        Exprs(t.reducer->identity);
+        break;
+    }
+    Str(n.attr_key());
+    Expr(n.value());
     Stmt(n.body());
   }
 

@@ -41,12 +41,15 @@
 //
 // Prim functions (TIR; each checked on its own, messages end "in prim function 'k'"):
 // 10. Every TIR var used is defined and in scope: the function's params, the symbolic vars of
-//     buffer shapes (a bare var in a parameter buffer's or a block T.match_buffer's shape is
-//     bound by its first occurrence; composite dims only use vars), loop vars in their loop,
-//     block iter vars in their block only, let vars and T.allocate vars in their body.
+//     buffer shapes (a bare var in a parameter buffer's or a block T.match_buffer's shape,
+//     strides or element offset is bound by its first occurrence; composite dims only use
+//     vars), a buffer's data pointer (A.data) while the buffer is, loop vars in their loop,
+//     block iter vars in their block only, let vars (T.let, T.Let) and T.allocate vars in
+//     their body, a T.launch_thread var in its body, a T.comm_reducer's params in its results.
 // 11. Every buffer used (loads, stores, T.reads / T.writes regions, T.match_buffer sources) is
 //     defined and in scope: a parameter buffer, a T.alloc_buffer or T.match_buffer of an
-//     enclosing block, or a T.decl_buffer around the use.
+//     enclosing block, or a T.decl_buffer or an allocation statement (T.alloc_buffer,
+//     T.alloc_shared, T.alloc_local, a scalar `x: T.int32`) around the use.
 // 12. Block iter vars are bound: a block has as many iter values as iter vars, each value of
 //     its iter var's dtype; iter vars are integers.
 // 13. Loads and stores index a buffer with as many integer indices as it has dimensions; a
@@ -61,12 +64,25 @@
 //     WellFormedOptions::call_tir_static_dims) (reported at the call, naming the kernel, the
 //     position and both types); a tensor is not passed for a scalar parameter nor a tir_vars
 //     entry for a buffer.
+// 18. The statements TVM's 2026 kernels and schedules add: while and assert conditions are bool
+//     and an assert names an error kind; a thread extent is an integer of its thread var's
+//     dtype; a T.comm_reducer has one param per side, one result and one identity element per
+//     reduced value; an attribute has a key; a T.Let binds a value of its var's dtype; buffer
+//     strides and element offsets are integers and offset factors positive.
 //
 // Not checked (as MLIR's verifier leaves some properties to other passes):
 //  - in TIR: that a var or buffer is defined only once, that reduction iter vars are not bound
 //    to thread_binding loops, the dtypes of if / let / select operands, T.reads / T.writes
-//    covering the accesses, buffer strides and offsets (not modelled), and the scalar
-//    parameters' dtypes against call_tir's tir_vars;
+//    covering the accesses, that buffer strides and offsets describe memory inside the
+//    buffer's allocation, and the scalar parameters' dtypes against call_tir's tir_vars;
+//  - in TIR's GPU constructs: the arguments of the builtins (T.tvm_storage_sync,
+//    T.tvm_access_ptr, T.tvm_thread_allreduce, T.tvm_thread_invariant, the wmma intrinsics
+//    T.tvm_load_matrix_sync / T.tvm_mma_sync / T.tvm_fill_fragment / T.tvm_store_matrix_sync
+//    are checked for arity by the parser only, not for types, buffers or layouts); storage
+//    scopes (that shared, local or wmma.* buffers are used where such memory exists); thread
+//    launches (one extent per thread axis in a kernel, launches nested as a GPU runs them, a
+//    T.tvm_thread_allreduce under a matching reduce_scope attribute); that a T.comm_reducer is
+//    commutative and its identity neutral; the contents of T.target and other attributes;
 //  - op-specific argument validation beyond what the op's inference rule rejects; calls of ops
 //    the table does not know (opaque ops) are neither re-inferred nor considered impure;
 //  - contradictions between a call's struct info and re-inferred info that would need symbolic

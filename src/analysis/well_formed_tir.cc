@@ -56,6 +56,11 @@ class TirChecker : private StmtFunctor<void(const StmtNode&, Span)> {
   }
   void VisitStmt_(const AllocateNode& alloc, Span span) override;
   void VisitStmt_(const DeclBufferNode& decl, Span span) override;
+  void VisitStmt_(const AllocBufferNode& alloc, Span span) override;
+  void VisitStmt_(const AssertStmtNode& assert_stmt, Span span) override;
+  void VisitStmt_(const WhileNode& loop, Span span) override;
+  void VisitStmt_(const AttrStmtNode& attr, Span span) override;
+  void Bool(const PrimExpr& e, const std::string& what, Span span);
   void For(const ForNode& loop, Span span);
   void Realize(const BlockRealizeNode& realize, Span span);
   void Block(const BlockNode& block, Span span);
@@ -144,7 +149,11 @@ void TirChecker::UseVar(const TirVarNode& var, Span span) {
 }
 
 void TirChecker::BindShapeVars(const Buffer& buffer) {
-  for (const PrimExpr& dim : buffer->shape()) {
+  // The bare vars of the shape, strides and element offset (A.strides[0], A.elem_offset).
+  std::vector<PrimExpr> fields = buffer->shape();
+  fields.insert(fields.end(), buffer->strides().begin(), buffer->strides().end());
+  fields.push_back(buffer->elem_offset());
+  for (const PrimExpr& dim : fields) {
     const auto* var = As<TirVarNode>(dim);
     if (var == nullptr) continue;
     auto it = vars_.find(var);
@@ -164,6 +173,25 @@ void TirChecker::UseShape(const Buffer& buffer, Span context) {
     Expr(dim, context);
     Integer(dim, "a dimension of buffer " + Quoted(buffer->name()), context);
   }
+  for (const PrimExpr& stride : buffer->strides()) {
+    if (stride == nullptr) continue;
+    Expr(stride, context);
+    Integer(stride, "a stride of buffer " + Quoted(buffer->name()), context);
+  }
+  if (const PrimExpr& offset = buffer->elem_offset()) {
+    Expr(offset, context);
+    Integer(offset, "the element offset of buffer " + Quoted(buffer->name()), context);
+  }
+  if (buffer->layout().offset_factor < 1) {
+    Error(context, "buffer " + Quoted(buffer->name()) + " has offset factor " +
+                       std::to_string(buffer->layout().offset_factor) + ", not a positive one");
+  }
+}
+
+void TirChecker::Bool(const PrimExpr& e, const std::string& what, Span span) {
+  if (e && !e->dtype().is_bool()) {
+    Error(span, what + " is " + e->dtype().ToString() + ", not bool");
+  }
 }
 
 void TirChecker::DefineBuffer(const Buffer& buffer) {
@@ -171,6 +199,10 @@ void TirChecker::DefineBuffer(const Buffer& buffer) {
   ++state.visible;
   state.defined = true;
   scope_.push_back(buffer.get());
+  // Its data pointer (A.data) lives as long as it.
+  if (buffer->data()) {
+    DefineVar(buffer->data().get(), "data pointer of buffer " + Quoted(buffer->name()));
+  }
 }
 
 bool TirChecker::UseBuffer(const Buffer& buffer, const char* access, Span span) {
@@ -231,6 +263,20 @@ void TirChecker::Expr(const PrimExpr& expr, Span context) {
     return;
   }
   Span span = Pick(expr->span(), context);
+  if (const auto* let = As<LetNode>(expr)) {
+    // T.Let(body, where={v: value}): v is defined in the body only.
+    Expr(let->value(), span);
+    size_t mark = Mark();
+    if (let->var()) DefineVar(let->var().get(), "variable " + Quoted(let->var()->name()));
+    Expr(let->body(), span);
+    PopTo(mark);
+    if (let->var() && let->value() && let->var()->dtype() != let->value()->dtype()) {
+      Error(span, "T.Let binds " + Quoted(let->var()->name()) + " of dtype " +
+                      let->var()->dtype().ToString() + " to a value of dtype " +
+                      let->value()->dtype().ToString());
+    }
+    return;
+  }
   if (const auto* load = As<BufferLoadNode>(expr)) {
     if (load->buffer() == nullptr) {
       Error(span, "a buffer load has no buffer");
@@ -282,6 +328,81 @@ void TirChecker::VisitStmt_(const DeclBufferNode& decl, Span span) {
     DefineBuffer(decl.buffer());
   }
   Stmt(decl.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::VisitStmt_(const AllocBufferNode& alloc, Span span) {
+  size_t mark = Mark();
+  if (alloc.buffer()) {
+    UseShape(alloc.buffer(), span);
+    DefineBuffer(alloc.buffer());
+  }
+  Stmt(alloc.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::VisitStmt_(const AssertStmtNode& assert_stmt, Span span) {
+  Expr(assert_stmt.cond(), span);
+  Bool(assert_stmt.cond(), "the condition of an assert", span);
+  if (assert_stmt.error_kind().empty()) Error(span, "an assert has an empty error kind");
+}
+
+void TirChecker::VisitStmt_(const WhileNode& loop, Span span) {
+  Expr(loop.cond(), span);
+  Bool(loop.cond(), "the condition of a while loop", span);
+  size_t mark = Mark();
+  Stmt(loop.body(), span);
+  PopTo(mark);
+}
+
+void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
+  const AttrTarget& target = attr.target();
+  if (attr.attr_key().empty()) Error(span, "an attribute statement has an empty key");
+  Expr(attr.value(), span);
+  size_t mark = Mark();
+  switch (target.kind) {
+    case AttrTarget::Kind::kNone:
+      break;
+    case AttrTarget::Kind::kExpr:
+      Expr(target.expr, span);
+      break;
+    case AttrTarget::Kind::kThread:
+      if (target.var == nullptr) {
+        Error(span, "a thread launch has no thread variable");
+        break;
+      }
+      if (attr.is_thread_launch()) {
+        // T.launch_thread defines its var for the body; the extent is an integer of its dtype.
+        Integer(attr.value(), "the extent of thread " + Quoted(target.thread_tag), span);
+        if (attr.value() && attr.value()->dtype() != target.var->dtype()) {
+          Error(span, "thread variable " + Quoted(target.var->name()) + " is " +
+                          target.var->dtype().ToString() + " but its extent is " +
+                          attr.value()->dtype().ToString());
+        }
+        DefineVar(target.var.get(), "thread variable " + Quoted(target.var->name()));
+      } else {
+        UseVar(*target.var, span);
+      }
+      break;
+    case AttrTarget::Kind::kCommReducer: {
+      const CommReducer& r = *target.reducer;
+      if (r.lhs.size() != r.rhs.size() || r.lhs.size() != r.result.size() ||
+          r.lhs.size() != r.identity.size()) {
+        Error(span, "a T.comm_reducer has " +
+                        Plural(r.lhs.size() + r.rhs.size(), "parameter", "parameters") + ", " +
+                        Plural(r.result.size(), "result", "results") + " and " +
+                        Plural(r.identity.size(), "identity element", "identity elements"));
+      }
+      for (const PrimExpr& e : r.identity) Expr(e, span);
+      size_t lambda = Mark();
+      for (const TirVar& v : r.lhs) DefineVar(v.get(), "reducer parameter " + Quoted(v->name()));
+      for (const TirVar& v : r.rhs) DefineVar(v.get(), "reducer parameter " + Quoted(v->name()));
+      for (const PrimExpr& e : r.result) Expr(e, span);
+      PopTo(lambda);
+      break;
+    }
+  }
+  Stmt(attr.body(), span);
   PopTo(mark);
 }
 

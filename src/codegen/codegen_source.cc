@@ -39,6 +39,7 @@ std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
 }
 
 KernelEmitter::BufferInfo& KernelEmitter::DeclareDims(const ir::Buffer& b, const std::string& ptr) {
+  CheckLayout(b);
   BufferInfo info{ptr, {}, b->name()};
   for (size_t j = 0; j < b->shape().size(); ++j) {
     std::string d = ptr + "_d" + std::to_string(j);
@@ -111,6 +112,7 @@ void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
     const ir::Buffer* b = func.BufferOf(params[i].get());
     if (b == nullptr) continue;
     const ir::Buffer& buf = *b;
+    CheckLayout(buf);
     std::string arg = "args[" + std::to_string(i) + "]";
     auto [code, bits] = AbiType(buf->dtype());
     Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +

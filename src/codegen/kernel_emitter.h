@@ -111,6 +111,8 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   std::string VisitExpr_(const ir::SelectNode& n) override;
   std::string VisitExpr_(const ir::BufferLoadNode& n) override;
   std::string VisitExpr_(const ir::PrimCallNode& n) override;
+  std::string VisitExpr_(const ir::TirStringImmNode&) override { Unsupported("TIR strings"); }
+  std::string VisitExpr_(const ir::LetNode&) override { Unsupported("T.Let expressions"); }
 
   // ---- Statements.
   void EmitStmt(const ir::Stmt& s) { VisitStmt(*s); }
@@ -129,6 +131,20 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   void VisitStmt_(const ir::EvaluateNode& n) override;
   void VisitStmt_(const ir::AllocateNode& n) override;
   void VisitStmt_(const ir::DeclBufferNode& n) override;
+  void VisitStmt_(const ir::AssertStmtNode&) override { Unsupported("assert statements"); }
+  void VisitStmt_(const ir::WhileNode&) override { Unsupported("while loops"); }
+  void VisitStmt_(const ir::AttrStmtNode& n) override {
+    Unsupported(n.is_thread_launch() ? "T.launch_thread" : "T.attr statements");
+  }
+  void VisitStmt_(const ir::AllocBufferNode&) override {
+    Unsupported("allocation statements (T.alloc_buffer / T.alloc_shared / T.alloc_local)");
+  }
+  // Buffers are compact and start at their data pointer here.
+  void CheckLayout(const ir::Buffer& b) const {
+    if (!b->strides().empty() || b->elem_offset() != nullptr) {
+      Unsupported("buffer '" + b->name() + "' with strides or an element offset");
+    }
+  }
 
   void EmitBlock(const ir::BlockRealizeNode& realize);
 

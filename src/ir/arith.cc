@@ -151,9 +151,20 @@ bool ExprDeepEqual(const PrimExpr& a, const PrimExpr& b) {
       }
       return true;
     }
+    case NodeKind::kTirStringImm:
+      return static_cast<const TirStringImmNode*>(a.get())->value() ==
+             static_cast<const TirStringImmNode*>(b.get())->value();
+    case NodeKind::kLet:
+      // Equal only when binding the same var (vars compare by identity).
+      if (static_cast<const LetNode*>(a.get())->var() !=
+          static_cast<const LetNode*>(b.get())->var()) {
+        return false;
+      }
+      [[fallthrough]];
     case NodeKind::kBufferLoad:
-      if (static_cast<const BufferLoadNode*>(a.get())->buffer() !=
-          static_cast<const BufferLoadNode*>(b.get())->buffer()) {
+      if (a->kind() == NodeKind::kBufferLoad &&
+          static_cast<const BufferLoadNode*>(a.get())->buffer() !=
+              static_cast<const BufferLoadNode*>(b.get())->buffer()) {
         return false;
       }
       [[fallthrough]];

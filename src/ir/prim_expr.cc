@@ -113,7 +113,9 @@ void VisitTirVarsAt(const PrimExpr& e, const std::function<void(const TirVar&)>&
       return;
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
+    case NodeKind::kTirStringImm:
       return;
+    case NodeKind::kLet:
     case NodeKind::kBinary:
     case NodeKind::kNot:
     case NodeKind::kCast:
@@ -139,6 +141,15 @@ void VisitTirVars(const PrimExpr& e, const std::function<void(const TirVar&)>& f
 std::vector<TirVar> FreeTirVars(const PrimExpr& e) {
   std::vector<TirVar> out;
   std::unordered_set<const TirVarNode*> seen;
+  // Vars bound by a T.Let inside `e` are not free (each let binds a var of its own).
+  std::vector<PrimExpr> stack{e};
+  while (!stack.empty()) {
+    PrimExpr node = std::move(stack.back());
+    stack.pop_back();
+    if (node == nullptr) continue;
+    if (const auto* let = As<LetNode>(node)) seen.insert(let->var().get());
+    ForEachChild(node, [&](const PrimExpr& c) { stack.push_back(c); });
+  }
   VisitTirVars(e, [&](const TirVar& v) {
     if (seen.insert(v.get()).second) out.push_back(v);
   });

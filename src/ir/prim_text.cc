@@ -161,7 +161,10 @@ class PrimTextWriter {
       }
       case NodeKind::kBufferLoad: {
         const auto& n = static_cast<const BufferLoadNode&>(*e);
-        std::string out = n.buffer()->name() + "[";
+        std::string out =
+            options_.buffer_name ? options_.buffer_name(*n.buffer()) : n.buffer()->name();
+        if (n.buffer()->layout().scalar) return {std::move(out), kPrimPrecAtom};  // `x`
+        out += '[';
         for (size_t i = 0; i < n.indices().size(); ++i) {
           if (i > 0) out += ", ";
           out += Write(n.indices()[i]).text;
@@ -195,8 +198,22 @@ class PrimTextWriter {
         std::string f = Write(n.false_value()).text;
         return Tir("Select(" + c + ", " + t + ", " + f + ")");
       }
+      case NodeKind::kTirStringImm:
+        return {QuoteString(static_cast<const TirStringImmNode&>(*e).value()), kPrimPrecAtom};
+      case NodeKind::kLet: {
+        // T.Let(body, where={var: value}); TVM prints the where entry first.
+        const auto& n = static_cast<const LetNode&>(*e);
+        std::string var = Write(n.var()).text;
+        std::string value = Write(n.value()).text;
+        std::string body = Write(n.body()).text;
+        return Tir("Let(" + body + ", where={" + var + ": " + value + "})");
+      }
       case NodeKind::kPrimCall: {
         const auto& n = static_cast<const PrimCallNode&>(*e);
+        if (n.name() == "type_annotation" && n.args().empty()) {
+          // The dtype is printed as the first argument.
+          return Tir("type_annotation(" + QuoteString(n.dtype().ToString()) + ")");
+        }
         std::string out = n.name() + "(";
         for (size_t i = 0; i < n.args().size(); ++i) {
           if (i > 0) out += ", ";

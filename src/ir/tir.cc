@@ -4,10 +4,10 @@
 namespace pipesplit::ir {
 
 Buffer MakeBuffer(std::string name, DataType dtype, std::vector<PrimExpr> shape, std::string scope,
-                  Span span) {
+                  Span span, BufferLayout layout) {
   TirVar data = Make<TirVarNode>(name, DataType::Handle(), false, span);
   return Make<BufferNode>(std::move(name), std::move(data), dtype, std::move(shape),
-                          std::move(scope), span);
+                          std::move(scope), span, std::move(layout));
 }
 
 Stmt MakeSeq(std::vector<Stmt> stmts, Span span) {

@@ -179,6 +179,8 @@ class Detector : private StmtFunctor<void(const StmtNode&)>,
     return relaxed ? Everything() : Point(e);
   }
   Interval VisitExpr_(const PrimCallNode&, const PrimExpr&) override { return Everything(); }
+  Interval VisitExpr_(const TirStringImmNode&, const PrimExpr&) override { return Everything(); }
+  Interval VisitExpr_(const LetNode&, const PrimExpr&) override { return Everything(); }
 
   // An index with the lets in the block substituted (TVM relaxes the bound values).
   PrimExpr Unlet(PrimExpr index) const {
@@ -335,6 +337,25 @@ class Detector : private StmtFunctor<void(const StmtNode&)>,
     Stmt(n.body());
   }
   void VisitStmt_(const DeclBufferNode& n) override { Stmt(n.body()); }
+  void VisitStmt_(const AllocBufferNode& n) override { Stmt(n.body()); }
+  void VisitStmt_(const AssertStmtNode& n) override { Expr(n.cond()); }
+  void VisitStmt_(const WhileNode& n) override {
+    Expr(n.cond());
+    Stmt(n.body());
+  }
+  void VisitStmt_(const AttrStmtNode& n) override {
+    if (n.target().kind == AttrTarget::Kind::kExpr) Expr(n.target().expr);
+    Expr(n.value());
+    // A launched thread ranges over [0, extent), as a loop var does.
+    const TirVarNode* thread = n.is_thread_launch() ? n.target().var.get() : nullptr;
+    if (thread != nullptr) {
+      PrimExpr zero = IntImm(0, n.value()->dtype());
+      dom_[thread] =
+          IsOne(n.value()) ? Point(zero) : Interval{zero, Sub(n.value(), One(n.value()))};
+    }
+    Stmt(n.body());
+    if (thread != nullptr) dom_.erase(thread);
+  }
 
   VisibleBuffers visible_;
   std::unordered_map<const BufferNode*, const MatchBufferRegion*> matched_;

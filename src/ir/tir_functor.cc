@@ -67,6 +67,26 @@ void StmtVisitor::VisitStmt_(const AllocateNode& op) {
 
 void StmtVisitor::VisitStmt_(const DeclBufferNode& op) { VisitStmt(op.body()); }
 
+void StmtVisitor::VisitStmt_(const AssertStmtNode& op) { VisitPrimExpr(op.cond()); }
+
+void StmtVisitor::VisitStmt_(const WhileNode& op) {
+  VisitPrimExpr(op.cond());
+  VisitStmt(op.body());
+}
+
+void StmtVisitor::VisitStmt_(const AttrStmtNode& op) {
+  const AttrTarget& target = op.target();
+  if (target.kind == AttrTarget::Kind::kExpr) VisitPrimExpr(target.expr);
+  if (target.kind == AttrTarget::Kind::kCommReducer) {
+    for (const PrimExpr& e : target.reducer->result) VisitPrimExpr(e);
+    for (const PrimExpr& e : target.reducer->identity) VisitPrimExpr(e);
+  }
+  VisitPrimExpr(op.value());
+  VisitStmt(op.body());
+}
+
+void StmtVisitor::VisitStmt_(const AllocBufferNode& op) { VisitStmt(op.body()); }
+
 // ---- StmtMutator ----
 
 std::vector<PrimExpr> StmtMutator::VisitPrimExprs(const std::vector<PrimExpr>& exprs,
@@ -187,6 +207,45 @@ Stmt StmtMutator::VisitStmt_(const DeclBufferNode& op, const Stmt& self) {
   Stmt body = VisitStmt(op.body());
   if (body == op.body()) return self;
   return Make<DeclBufferNode>(op.buffer(), std::move(body), op.span());
+}
+
+Stmt StmtMutator::VisitStmt_(const AssertStmtNode& op, const Stmt& self) {
+  PrimExpr cond = VisitPrimExpr(op.cond());
+  if (cond == op.cond()) return self;
+  return Make<AssertStmtNode>(std::move(cond), op.error_kind(), op.message_parts(), op.span());
+}
+
+Stmt StmtMutator::VisitStmt_(const WhileNode& op, const Stmt& self) {
+  PrimExpr cond = VisitPrimExpr(op.cond());
+  Stmt body = VisitStmt(op.body());
+  if (cond == op.cond() && body == op.body()) return self;
+  return Make<WhileNode>(std::move(cond), std::move(body), op.span());
+}
+
+Stmt StmtMutator::VisitStmt_(const AttrStmtNode& op, const Stmt& self) {
+  AttrTarget target = op.target();
+  bool changed = false;
+  if (target.kind == AttrTarget::Kind::kExpr) {
+    target.expr = VisitPrimExpr(op.target().expr);
+    changed |= target.expr != op.target().expr;
+  }
+  if (target.kind == AttrTarget::Kind::kCommReducer) {
+    CommReducer reducer = *op.target().reducer;
+    reducer.result = VisitPrimExprs(reducer.result, &changed);
+    reducer.identity = VisitPrimExprs(reducer.identity, &changed);
+    if (changed) target.reducer = std::make_shared<const CommReducer>(std::move(reducer));
+  }
+  PrimExpr value = VisitPrimExpr(op.value());
+  Stmt body = VisitStmt(op.body());
+  if (!changed && value == op.value() && body == op.body()) return self;
+  return Make<AttrStmtNode>(std::move(target), op.attr_key(), std::move(value), std::move(body),
+                            op.span());
+}
+
+Stmt StmtMutator::VisitStmt_(const AllocBufferNode& op, const Stmt& self) {
+  Stmt body = VisitStmt(op.body());
+  if (body == op.body()) return self;
+  return Make<AllocBufferNode>(op.buffer(), std::move(body), op.span());
 }
 
 }  // namespace pipesplit::ir

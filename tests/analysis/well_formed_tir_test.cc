@@ -1,4 +1,4 @@
-// Well-formedness of hand-built TIR (invariants 10 to 16): the violations the parser cannot
+// Well-formedness of hand-built TIR (invariants 10 to 16 and 18): the violations the parser cannot
 // produce (it resolves names in scope and checks index counts itself) but a pass building IR
 // can, each located at the offending node's synthetic span.
 #include <gmock/gmock.h>
@@ -149,6 +149,90 @@ TEST(WellFormedTirIrTest, ShapeVarsBindAtTheirFirstOccurrence) {
          c = Buf("C", {MakeBinary(BinaryOp::kMul, m, IntImm(2))}, DataType::Float(32), At(3, 40));
   EXPECT_THAT(CheckKernel(Kernel("k", {a, b, c}, ir::Make<EvaluateNode>(I32(0)), At(3, 5))),
               ElementsAre("hand.py:3:40: variable 'm' is not defined in prim function 'k'"));
+}
+
+// ---- Invariant 18 and the scopes of the 2026 statements ----
+
+TEST(WellFormedTirIrTest, ConditionsOfWhileAndAssertAreBool) {
+  Buffer a = Buf("A", {I32(4)});
+  Stmt loop = ir::Make<WhileNode>(I32(1), Store(a, F(0), {I32(0)}, At(5, 13)), At(4, 9));
+  Stmt check = ir::Make<AssertStmtNode>(I32(0), "", std::vector<std::string>{}, At(6, 9));
+  EXPECT_THAT(CheckKernel(Kernel("k", {a}, MakeSeq({loop, check}))),
+              ElementsAre("hand.py:4:9: the condition of a while loop is int32, not bool in prim "
+                          "function 'k'",
+                          "hand.py:6:9: the condition of an assert is int32, not bool in prim "
+                          "function 'k'",
+                          "hand.py:6:9: an assert has an empty error kind in prim function 'k'"));
+}
+
+TEST(WellFormedTirIrTest, ThreadVarLivesInItsLaunch) {
+  Buffer a = Buf("A", {I32(32)});
+  TirVar tx = Idx("threadIdx_x");
+  AttrTarget thread;
+  thread.kind = AttrTarget::Kind::kThread;
+  thread.var = tx;
+  thread.thread_tag = "threadIdx.x";
+  Stmt launch = ir::Make<AttrStmtNode>(thread, "thread_extent", IntImm(32),
+                                       Store(a, F(0), {tx}, At(5, 13)), At(4, 9));
+  Stmt after = Store(a, F(1), {tx}, At(6, 9));
+  EXPECT_THAT(CheckKernel(Kernel("k", {a}, MakeSeq({launch, after}))),
+              ElementsAre("hand.py:4:9: thread variable 'threadIdx_x' is int32 but its extent is "
+                          "int64 in prim function 'k'",
+                          "hand.py:6:9: thread variable 'threadIdx_x' is used outside the scope "
+                          "that defines it in prim function 'k'"));
+}
+
+TEST(WellFormedTirIrTest, ReducerShapeAndAttributeKey) {
+  Buffer a = Buf("A", {I32(4)});
+  TirVar x = MakeTirVar("x", DataType::Float(32)), y = MakeTirVar("y", DataType::Float(32));
+  auto reducer = std::make_shared<CommReducer>();
+  reducer->lhs = {x};
+  reducer->rhs = {y};
+  reducer->result = {ir::MakeBinary(BinaryOp::kAdd, x, y)};  // no identity element
+  AttrTarget target;
+  target.kind = AttrTarget::Kind::kCommReducer;
+  target.reducer = reducer;
+  Stmt attr =
+      ir::Make<AttrStmtNode>(target, "", I32(0), Store(a, F(0), {I32(0)}, At(5, 9)), At(4, 9));
+  EXPECT_THAT(CheckKernel(Kernel("k", {a}, attr)),
+              ElementsAre("hand.py:4:9: an attribute statement has an empty key in prim function "
+                          "'k'",
+                          "hand.py:4:9: a T.comm_reducer has 2 parameters, 1 result and 0 "
+                          "identity elements in prim function 'k'"));
+}
+
+TEST(WellFormedTirIrTest, LetAndAllocationScopes) {
+  Buffer a = Buf("A", {I32(4)});
+  Buffer shared = MakeBuffer("S", DataType::Float(32), {I32(4)}, "shared");
+  TirVar v = MakeTirVar("v", DataType::Float(32));
+  // A[0] = T.Let(v + 1, where={v: 2}) (an int32 value for a float32 var); S used after its
+  // allocation statement ends.
+  PrimExpr let = ir::Make<LetNode>(v, I32(2), ir::MakeBinary(BinaryOp::kAdd, v, F(1)), At(5, 16));
+  Stmt alloc =
+      ir::Make<AllocBufferNode>(shared, Store(shared, F(0), {I32(0)}, At(6, 13)), At(6, 9));
+  Stmt after = Store(a, Load(shared, {I32(0)}, At(7, 16)), {I32(0)}, At(7, 9));
+  EXPECT_THAT(
+      CheckKernel(Kernel("k", {a}, MakeSeq({Store(a, let, {I32(0)}, At(5, 9)), alloc, after}))),
+      ElementsAre("hand.py:5:16: T.Let binds 'v' of dtype float32 to a value of dtype "
+                  "int32 in prim function 'k'",
+                  "hand.py:7:16: load from buffer 'S' outside the scope that defines it "
+                  "in prim function 'k'"));
+}
+
+TEST(WellFormedTirIrTest, BufferLayoutFields) {
+  // A param with a stride var and an offset var (bound by the buffer) and an offset factor 0.
+  TirVar s0 = Idx("s0"), off = Idx("off");
+  BufferLayout layout;
+  layout.strides = {s0};
+  layout.elem_offset = off;
+  layout.offset_factor = 0;
+  Buffer a = MakeBuffer("A", DataType::Float(32), {I32(4)}, "global", At(3, 10), layout);
+  Stmt body =
+      Store(a, ir::Make<CastNode>(DataType::Float(32), ir::MakeBinary(BinaryOp::kAdd, s0, off)),
+            {I32(0)}, At(4, 9));
+  EXPECT_THAT(CheckKernel(Kernel("k", {a}, body)),
+              ElementsAre("hand.py:3:10: buffer 'A' has offset factor 0, not a positive one in "
+                          "prim function 'k'"));
 }
 
 }  // namespace

@@ -147,6 +147,23 @@ TEST(OpBuiltinTest, MiscFamilies) {
   EXPECT_EQ(
       Infer(C("ccl.scatter_from_worker0", {T("x", {4, 6})}, {{"num_workers", 2}, {"axis", 1}})),
       "R.Tensor((4, 3), dtype=\"float32\")");
+  // The four ccl ops as TVM infers them: allreduce and broadcast keep their input; allgather
+  // multiplies the first dim, scatter divides the axis (symbolic dims too); a tensor of unknown
+  // shape gathers into one of unknown shape.
+  TirVar n = MakeTirVar("n");
+  EXPECT_EQ(Infer(C("ccl.allreduce", {T("x", {n, 3})}, {{"op_type", "sum"}, {"in_group", true}})),
+            "R.Tensor((n, 3), dtype=\"float32\")");
+  EXPECT_EQ(Infer(C("ccl.allreduce", {T("x", {2}, "float16")}, {{"op_type", "max"}})),
+            "R.Tensor((2,), dtype=\"float16\")");
+  EXPECT_EQ(Infer(C("ccl.broadcast_from_worker0", {T("x", {n, 3}, "int32")})),
+            "R.Tensor((n, 3), dtype=\"int32\")");
+  EXPECT_EQ(Infer(C("ccl.allgather", {T("x", {n, 3})}, {{"num_workers", 4}, {"in_group", false}})),
+            "R.Tensor((n * 4, 3), dtype=\"float32\")");
+  EXPECT_EQ(Infer(C("ccl.allgather", {TN("x", 2)}, {{"num_workers", 2}})),
+            "R.Tensor(dtype=\"float32\", ndim=2)");
+  EXPECT_EQ(
+      Infer(C("ccl.scatter_from_worker0", {T("x", {3, n})}, {{"num_workers", 2}, {"axis", -1}})),
+      "R.Tensor((3, T.Div(n, 2)), dtype=\"float32\")");
   EXPECT_EQ(InferError(C("ccl.scatter_from_worker0", {T("x", {5})}, {{"num_workers", 2}})),
             "op_test.py:1:6: R.ccl.scatter_from_worker0: dimension 0 (5) is not divisible by 2 "
             "workers");

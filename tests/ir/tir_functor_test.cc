@@ -43,6 +43,11 @@ std::vector<std::pair<Stmt, std::string>> OneOfEachStmt() {
                           std::vector<PrimExpr>{I(4)}, "global", eval),
        "Allocate"},
       {Make<DeclBufferNode>(a, eval), "DeclBuffer"},
+      {Make<AssertStmtNode>(BoolImm(true), "RuntimeError", std::vector<std::string>{"m"}),
+       "AssertStmt"},
+      {Make<WhileNode>(BoolImm(false), eval), "While"},
+      {Make<AttrStmtNode>(AttrTarget{}, "pragma_scope", I(0), eval), "AttrStmt"},
+      {Make<AllocBufferNode>(a, eval), "AllocBuffer"},
   };
 }
 
@@ -62,6 +67,12 @@ class StmtNamer : public StmtFunctor<std::string(const StmtNode&, int)> {
   std::string VisitStmt_(const EvaluateNode&, int n) override { return "Evaluate" + Suffix(n); }
   std::string VisitStmt_(const AllocateNode&, int n) override { return "Allocate" + Suffix(n); }
   std::string VisitStmt_(const DeclBufferNode&, int n) override { return "DeclBuffer" + Suffix(n); }
+  std::string VisitStmt_(const AssertStmtNode&, int n) override { return "AssertStmt" + Suffix(n); }
+  std::string VisitStmt_(const WhileNode&, int n) override { return "While" + Suffix(n); }
+  std::string VisitStmt_(const AttrStmtNode&, int n) override { return "AttrStmt" + Suffix(n); }
+  std::string VisitStmt_(const AllocBufferNode&, int n) override {
+    return "AllocBuffer" + Suffix(n);
+  }
   static std::string Suffix(int n) { return n == 0 ? "" : "#" + std::to_string(n); }
 };
 
@@ -69,7 +80,7 @@ TEST(TirFunctorTest, EveryStatementKindDispatchesToItsHandler) {
   StmtNamer namer;
   auto stmts = OneOfEachStmt();
   ASSERT_EQ(stmts.size(),
-            static_cast<size_t>(NodeKind::kDeclBuffer) - static_cast<size_t>(NodeKind::kFor) + 1);
+            static_cast<size_t>(NodeKind::kAllocBuffer) - static_cast<size_t>(NodeKind::kFor) + 1);
   for (const auto& [stmt, name] : stmts) {
     EXPECT_EQ(namer.VisitStmt(*stmt, 0), name);
     EXPECT_EQ(namer.VisitStmt(*stmt, 7), name + "#7");  // extra arguments reach the handler
@@ -87,6 +98,8 @@ class ExprNamer : public PrimExprFunctor<std::string(const PrimExprNode&)> {
   std::string VisitExpr_(const SelectNode&) override { return "Select"; }
   std::string VisitExpr_(const BufferLoadNode&) override { return "BufferLoad"; }
   std::string VisitExpr_(const PrimCallNode&) override { return "PrimCall"; }
+  std::string VisitExpr_(const TirStringImmNode&) override { return "TirStringImm"; }
+  std::string VisitExpr_(const LetNode&) override { return "Let"; }
 };
 
 TEST(TirFunctorTest, EveryPrimExprKindDispatchesToItsHandler) {
@@ -103,9 +116,11 @@ TEST(TirFunctorTest, EveryPrimExprKindDispatchesToItsHandler) {
       {Make<BufferLoadNode>(a, std::vector<PrimExpr>{I(0)}), "BufferLoad"},
       {Make<PrimCallNode>("exp", std::vector<PrimExpr>{FloatImm(1.0)}, DataType::Float(32)),
        "PrimCall"},
+      {Make<TirStringImmNode>("shared"), "TirStringImm"},
+      {Make<LetNode>(n, I(1), n), "Let"},
   };
   ASSERT_EQ(exprs.size(),
-            static_cast<size_t>(NodeKind::kPrimCall) - static_cast<size_t>(NodeKind::kIntImm) + 1);
+            static_cast<size_t>(NodeKind::kLet) - static_cast<size_t>(NodeKind::kIntImm) + 1);
   ExprNamer namer;
   for (const auto& [expr, name] : exprs) EXPECT_EQ(namer.VisitExpr(*expr), name);
 }
@@ -283,6 +298,47 @@ TEST(TirFunctorTest, MutatorRebuildsEnclosingStatementsOfANewLeaf) {
   EXPECT_EQ(ToString(As<EvaluateNode>(branch->else_case())->value()), "5");
   EXPECT_EQ(realize->block()->reads().size(), 1u);
   EXPECT_EQ(realize->block()->name_hint(), "B");
+}
+
+TEST(TirFunctorTest, VisitorVisitsTheExpressionsOfNewerStatements) {
+  // while n < 4: launch threadIdx.x (8): attr(reducer) = 0: assert n >= 0: alloc B: eval(tx)
+  TirVar n = MakeTirVar("n");
+  TirVar tx = MakeTirVar("tx");
+  TirVar x = MakeTirVar("x", DataType::Float(32));
+  TirVar y = MakeTirVar("y", DataType::Float(32));
+  Buffer b = MakeBuffer("B", DataType::Float(32), {I(4)}, "shared");
+  auto reducer = std::make_shared<CommReducer>();
+  reducer->lhs = {x};
+  reducer->rhs = {y};
+  reducer->result = {Add(x, y)};
+  reducer->identity = {FloatImm(0.0)};
+  AttrTarget reduce;
+  reduce.kind = AttrTarget::Kind::kCommReducer;
+  reduce.reducer = reducer;
+  AttrTarget thread;
+  thread.kind = AttrTarget::Kind::kThread;
+  thread.var = tx;
+  thread.thread_tag = "threadIdx.x";
+  Stmt inner = Make<AssertStmtNode>(MakeBinary(BinaryOp::kGE, n, I(0)), "RuntimeError",
+                                    std::vector<std::string>{"negative"});
+  inner =
+      Make<SeqStmtNode>(std::vector<Stmt>{inner, Make<AllocBufferNode>(b, Make<EvaluateNode>(tx))});
+  Stmt attr = Make<AttrStmtNode>(reduce, "reduce_scope", I(0), inner);
+  Stmt launch = Make<AttrStmtNode>(thread, "thread_extent", I(8), attr);
+  Stmt loop = Make<WhileNode>(MakeBinary(BinaryOp::kLT, n, I(4)), launch);
+  Recorder recorder;
+  recorder.VisitStmt(loop);
+  EXPECT_EQ(Join(recorder.log),
+            "e:n < 4; e:8; e:x + y; e:T.float32(0.0); e:0; Seq; e:n >= 0; Evaluate; e:tx");
+  EXPECT_TRUE(As<AttrStmtNode>(launch)->is_thread_launch());
+  EXPECT_FALSE(As<AttrStmtNode>(attr)->is_thread_launch());
+  // Rewriting n rebuilds the loop and the assert, and leaves the reducer as it is.
+  Stmt out = VarReplacer(n.get(), I(2)).VisitStmt(loop);
+  ASSERT_NE(out, loop);
+  const auto* new_launch = As<AttrStmtNode>(As<WhileNode>(out)->body());
+  ASSERT_NE(new_launch, nullptr);
+  EXPECT_EQ(new_launch->target().var, tx);
+  EXPECT_EQ(As<AttrStmtNode>(new_launch->body())->target().reducer, reducer);
 }
 
 }  // namespace

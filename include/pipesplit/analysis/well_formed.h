@@ -1,7 +1,7 @@
 // Well-formedness of Relax modules and their TIR prim functions (TVM's relax.analysis.well_formed
 // and tir.analysis.verify_well_formed, checked in linear time). The numbered invariants (1-9
-// Relax, 10-16 TIR, 17 call_tir against its kernel's signature), and what is not checked, are
-// listed in src/analysis/well_formed.cc's header comment. Each violation is a Diagnostic at the
+// Relax, 10-16 and 18 TIR, 17 call_tir against its kernel's signature), and what is not checked,
+// are listed in src/analysis/well_formed.cc's header comment. Each violation is a Diagnostic at the
 // offending node's span (a var's use is located by the expression using it; notes point at related
 // definitions), in walk order; every violation is reported, not just the first (one report per
 // undefined var or symbolic var).

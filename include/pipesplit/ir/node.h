@@ -27,6 +27,8 @@ enum class NodeKind : uint8_t {
   kSelect,
   kBufferLoad,
   kPrimCall,
+  kTirStringImm,
+  kLet,
   // StructInfo.
   kObjectSInfo,
   kPrimSInfo,
@@ -56,7 +58,7 @@ enum class NodeKind : uint8_t {
   kVarBinding,
   kMatchCast,
   kBindingBlock,
-  // TIR buffers and statements (tir.h). Keep kFor..kDeclBuffer contiguous (StmtNode::ClassOf).
+  // TIR buffers and statements (tir.h). Keep kFor..kAllocBuffer contiguous (StmtNode::ClassOf).
   kBuffer,
   kFor,
   kBlock,
@@ -68,6 +70,10 @@ enum class NodeKind : uint8_t {
   kEvaluate,
   kAllocate,
   kDeclBuffer,
+  kAssertStmt,
+  kWhile,
+  kAttrStmt,
+  kAllocBuffer,
 };
 
 class Node {
@@ -147,16 +153,18 @@ bool Is(const Ptr<U>& node) {
 // unreachable), so -Wswitch reports every switch that a new kind of the family is missing from.
 // A new kind goes into its family's list here; a new family gets a list of its own and joins
 // the OUTSIDE lists.
-#define PIPESPLIT_PRIM_EXPR_KINDS              \
-  case ::pipesplit::ir::NodeKind::kIntImm:     \
-  case ::pipesplit::ir::NodeKind::kFloatImm:   \
-  case ::pipesplit::ir::NodeKind::kTirVar:     \
-  case ::pipesplit::ir::NodeKind::kBinary:     \
-  case ::pipesplit::ir::NodeKind::kNot:        \
-  case ::pipesplit::ir::NodeKind::kCast:       \
-  case ::pipesplit::ir::NodeKind::kSelect:     \
-  case ::pipesplit::ir::NodeKind::kBufferLoad: \
-  case ::pipesplit::ir::NodeKind::kPrimCall
+#define PIPESPLIT_PRIM_EXPR_KINDS                \
+  case ::pipesplit::ir::NodeKind::kIntImm:       \
+  case ::pipesplit::ir::NodeKind::kFloatImm:     \
+  case ::pipesplit::ir::NodeKind::kTirVar:       \
+  case ::pipesplit::ir::NodeKind::kBinary:       \
+  case ::pipesplit::ir::NodeKind::kNot:          \
+  case ::pipesplit::ir::NodeKind::kCast:         \
+  case ::pipesplit::ir::NodeKind::kSelect:       \
+  case ::pipesplit::ir::NodeKind::kBufferLoad:   \
+  case ::pipesplit::ir::NodeKind::kPrimCall:     \
+  case ::pipesplit::ir::NodeKind::kTirStringImm: \
+  case ::pipesplit::ir::NodeKind::kLet
 #define PIPESPLIT_STRUCT_INFO_KINDS             \
   case ::pipesplit::ir::NodeKind::kObjectSInfo: \
   case ::pipesplit::ir::NodeKind::kPrimSInfo:   \
@@ -197,7 +205,11 @@ bool Is(const Ptr<U>& node) {
   case ::pipesplit::ir::NodeKind::kIfThenElse:   \
   case ::pipesplit::ir::NodeKind::kEvaluate:     \
   case ::pipesplit::ir::NodeKind::kAllocate:     \
-  case ::pipesplit::ir::NodeKind::kDeclBuffer
+  case ::pipesplit::ir::NodeKind::kDeclBuffer:   \
+  case ::pipesplit::ir::NodeKind::kAssertStmt:   \
+  case ::pipesplit::ir::NodeKind::kWhile:        \
+  case ::pipesplit::ir::NodeKind::kAttrStmt:     \
+  case ::pipesplit::ir::NodeKind::kAllocBuffer
 #define PIPESPLIT_TIR_KINDS                \
   case ::pipesplit::ir::NodeKind::kBuffer: \
     PIPESPLIT_STMT_KINDS

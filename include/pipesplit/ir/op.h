@@ -38,6 +38,9 @@ struct OpParam {
   // its place in the signature (R.print(*values, format) stores `format` as args[0]). Relax
   // arguments without one fill the remaining positions in signature order. -1: none.
   int arg_index = -1;
+  // A dtype attribute TVM declares Optional<DLDataType> since its 2026 Type change: unset
+  // ("void") prints as None in the current syntax (R.matmul(a, b, out_dtype=None)).
+  bool optional_dtype = false;
 };
 
 // Raised by inference rules on ill-typed calls; the caller turns it into a located

@@ -24,7 +24,7 @@ namespace pipesplit::ir {
 
 class PrimExprNode : public Node {
  public:
-  static bool ClassOf(NodeKind k) { return k >= NodeKind::kIntImm && k <= NodeKind::kPrimCall; }
+  static bool ClassOf(NodeKind k) { return k >= NodeKind::kIntImm && k <= NodeKind::kLet; }
   DataType dtype() const { return dtype_; }
 
  protected:
@@ -173,24 +173,77 @@ class PrimCallNode : public PrimExprNode {
   std::vector<PrimExpr> args_;
 };
 
+// A string immediate inside TIR (tir.StringImm, dtype handle): the arguments of intrinsics
+// such as T.tvm_storage_sync("shared") and the messages of an assert.
+class TirStringImmNode : public PrimExprNode {
+ public:
+  PIPESPLIT_NODE_KIND(kTirStringImm)
+  explicit TirStringImmNode(std::string value, Span span = {})
+      : PrimExprNode(NodeKind::kTirStringImm, DataType::Handle(), span), value_(std::move(value)) {}
+  const std::string& value() const { return value_; }
+
+ private:
+  std::string value_;
+};
+
+// `body` with `var` bound to `value` (tir.Let, printed T.Let(body, where={var: value})). Its
+// dtype is the body's.
+class LetNode : public PrimExprNode {
+ public:
+  PIPESPLIT_NODE_KIND(kLet)
+  LetNode(TirVar var, PrimExpr value, PrimExpr body, Span span = {})
+      : PrimExprNode(NodeKind::kLet, body->dtype(), span),
+        var_(std::move(var)),
+        value_(std::move(value)),
+        body_(std::move(body)) {}
+  const TirVar& var() const { return var_; }
+  const PrimExpr& value() const { return value_; }
+  const PrimExpr& body() const { return body_; }
+
+ private:
+  TirVar var_;
+  PrimExpr value_;
+  PrimExpr body_;
+};
+
+// How a buffer lies in its memory, beyond its shape (TVM's strides, elem_offset,
+// offset_factor and data_alignment). The defaults are a compact buffer at offset 0.
+struct BufferLayout {
+  std::vector<PrimExpr> strides;  // empty: compact, row-major
+  PrimExpr elem_offset;           // null: 0; often a var the buffer introduces (A.elem_offset)
+  int64_t offset_factor = 1;      // elem_offset is a multiple of it
+  int64_t data_alignment = 64;    // bytes (TVM's kAllocAlignment unless `align=` says)
+  // A scalar buffer (shape (1,)): TVM's `x: T.int32` local scalar, read and written as `x`.
+  bool scalar = false;
+};
+
 // A multi-dimensional buffer (tir.Buffer): a name, the handle var of its data, an element
-// dtype, a shape, and a storage scope ("global" unless declared otherwise).
+// dtype, a shape, a storage scope ("global" unless declared otherwise) and its layout.
 class BufferNode : public Node {
  public:
   PIPESPLIT_NODE_KIND(kBuffer)
   BufferNode(std::string name, TirVar data, DataType dtype, std::vector<PrimExpr> shape,
-             std::string scope = "global", Span span = {})
+             std::string scope = "global", Span span = {}, BufferLayout layout = {})
       : Node(NodeKind::kBuffer, span),
         name_(std::move(name)),
         data_(std::move(data)),
         dtype_(dtype),
         shape_(std::move(shape)),
-        scope_(std::move(scope)) {}
+        scope_(std::move(scope)),
+        layout_(std::move(layout)) {}
   const std::string& name() const { return name_; }
   const TirVar& data() const { return data_; }
   DataType dtype() const { return dtype_; }
   const std::vector<PrimExpr>& shape() const { return shape_; }
   const std::string& scope() const { return scope_; }
+  const BufferLayout& layout() const { return layout_; }
+  const std::vector<PrimExpr>& strides() const { return layout_.strides; }
+  const PrimExpr& elem_offset() const { return layout_.elem_offset; }
+  // Whether the layout is the default one (compact, offset 0, default alignment).
+  bool has_default_layout() const {
+    return layout_.strides.empty() && layout_.elem_offset == nullptr &&
+           layout_.offset_factor == 1 && layout_.data_alignment == 64 && !layout_.scalar;
+  }
 
  private:
   std::string name_;
@@ -198,6 +251,7 @@ class BufferNode : public Node {
   DataType dtype_;
   std::vector<PrimExpr> shape_;
   std::string scope_;
+  BufferLayout layout_;
 };
 using Buffer = Ptr<BufferNode>;
 
@@ -270,9 +324,16 @@ void ForEachChild(const PrimExpr& e, F&& f) {
     case NodeKind::kBufferLoad:
       for (const PrimExpr& i : static_cast<const BufferLoadNode*>(e.get())->indices()) f(i);
       break;
+    case NodeKind::kLet: {
+      const auto* n = static_cast<const LetNode*>(e.get());
+      f(n->value());
+      f(n->body());
+      break;
+    }
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
+    case NodeKind::kTirStringImm:
     PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       break;
   }
@@ -334,9 +395,17 @@ PrimExpr MapChildren(const PrimExpr& e, F&& f) {
       if (!changed) return e;
       return Make<BufferLoadNode>(n->buffer(), std::move(indices), n->span());
     }
+    case NodeKind::kLet: {
+      const auto* n = static_cast<const LetNode*>(e.get());
+      PrimExpr value = f(n->value());
+      PrimExpr body = f(n->body());
+      if (value == n->value() && body == n->body()) return e;
+      return Make<LetNode>(n->var(), value, body, n->span());
+    }
     case NodeKind::kIntImm:
     case NodeKind::kFloatImm:
     case NodeKind::kTirVar:
+    case NodeKind::kTirStringImm:
     PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       return e;
   }

@@ -16,9 +16,14 @@ namespace pipesplit::ir {
 // Maps a var to its printed name.
 using TirVarNamer = std::function<std::string(const TirVarNode&)>;
 
+// Maps a buffer to its printed name.
+using BufferNamer = std::function<std::string(const BufferNode&)>;
+
 struct PrimTextOptions {
   // A var's printed name; null: its name().
   TirVarNamer var_name;
+  // A buffer's printed name (in A[i, j]); null: its name().
+  BufferNamer buffer_name;
   // Integer immediates. Unset: every integer immediate prints bare ("5") and bools as "True" /
   // "False", as Relax prints shape values. Set: integers of this dtype print bare, others typed
   // ("T.int32(5)", "T.bool(True)").

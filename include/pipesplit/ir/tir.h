@@ -5,6 +5,7 @@
 #ifndef PIPESPLIT_IR_TIR_H_
 #define PIPESPLIT_IR_TIR_H_
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,7 +18,7 @@ namespace pipesplit::ir {
 
 // A new buffer with a fresh data var of dtype handle.
 Buffer MakeBuffer(std::string name, DataType dtype, std::vector<PrimExpr> shape,
-                  std::string scope = "global", Span span = {});
+                  std::string scope = "global", Span span = {}, BufferLayout layout = {});
 
 // [min, min + extent).
 struct Range {
@@ -35,7 +36,7 @@ struct BufferRegion {
 
 class StmtNode : public Node {
  public:
-  static bool ClassOf(NodeKind k) { return k >= NodeKind::kFor && k <= NodeKind::kDeclBuffer; }
+  static bool ClassOf(NodeKind k) { return k >= NodeKind::kFor && k <= NodeKind::kAllocBuffer; }
 
  protected:
   StmtNode(NodeKind kind, Span span) : Node(kind, span) {}
@@ -258,6 +259,111 @@ class DeclBufferNode : public StmtNode {
   PIPESPLIT_NODE_KIND(kDeclBuffer)
   DeclBufferNode(Buffer buffer, Stmt body, Span span = {})
       : StmtNode(NodeKind::kDeclBuffer, span), buffer_(std::move(buffer)), body_(std::move(body)) {}
+  const Buffer& buffer() const { return buffer_; }
+  const Stmt& body() const { return body_; }
+
+ private:
+  Buffer buffer_;
+  Stmt body_;
+};
+
+// assert cond, (error_kind, [message_parts...]): fails the kernel with that error when `cond`
+// is false (tir.AssertStmt as TVM keeps it since 2026: a statement of its sequence, no body).
+class AssertStmtNode : public StmtNode {
+ public:
+  PIPESPLIT_NODE_KIND(kAssertStmt)
+  AssertStmtNode(PrimExpr cond, std::string error_kind, std::vector<std::string> message_parts,
+                 Span span = {})
+      : StmtNode(NodeKind::kAssertStmt, span),
+        cond_(std::move(cond)),
+        error_kind_(std::move(error_kind)),
+        message_parts_(std::move(message_parts)) {}
+  const PrimExpr& cond() const { return cond_; }
+  const std::string& error_kind() const { return error_kind_; }  // "RuntimeError", ...
+  const std::vector<std::string>& message_parts() const { return message_parts_; }
+
+ private:
+  PrimExpr cond_;
+  std::string error_kind_;
+  std::vector<std::string> message_parts_;
+};
+
+// while cond: body
+class WhileNode : public StmtNode {
+ public:
+  PIPESPLIT_NODE_KIND(kWhile)
+  WhileNode(PrimExpr cond, Stmt body, Span span = {})
+      : StmtNode(NodeKind::kWhile, span), cond_(std::move(cond)), body_(std::move(body)) {}
+  const PrimExpr& cond() const { return cond_; }
+  const Stmt& body() const { return body_; }
+
+ private:
+  PrimExpr cond_;
+  Stmt body_;
+};
+
+// A commutative reducer (T.comm_reducer(lambda x0, y0: x0 + y0, [identity])): combines lhs[i]
+// and rhs[i] into result[i]; identity[i] is the neutral element.
+struct CommReducer {
+  std::vector<TirVar> lhs;
+  std::vector<TirVar> rhs;
+  std::vector<PrimExpr> result;
+  std::vector<PrimExpr> identity;
+};
+
+// What an attribute statement annotates (tir.AttrStmt's node).
+struct AttrTarget {
+  enum class Kind : uint8_t {
+    kNone,         // nothing: the attribute alone (consecutive ones print T.attr({k: v, ...}))
+    kExpr,         // a PrimExpr (T.attr(0, "hand_threaded", 0))
+    kThread,       // a thread axis: `var` bound to `thread_tag` (T.launch_thread)
+    kCommReducer,  // a reducer (T.attr(T.comm_reducer(...), "reduce_scope", 0))
+  };
+  Kind kind = Kind::kNone;
+  PrimExpr expr;                               // kExpr
+  TirVar var;                                  // kThread
+  std::string thread_tag;                      // kThread: "threadIdx.x", ...
+  std::shared_ptr<const CommReducer> reducer;  // kCommReducer
+};
+
+// An annotation `attr_key` = `value` on `target` scoping over `body` (tir.AttrStmt). A
+// "thread_extent" / "virtual_thread" on a thread target launches that thread axis with
+// extent `value` (T.launch_thread).
+class AttrStmtNode : public StmtNode {
+ public:
+  PIPESPLIT_NODE_KIND(kAttrStmt)
+  AttrStmtNode(AttrTarget target, std::string attr_key, PrimExpr value, Stmt body, Span span = {})
+      : StmtNode(NodeKind::kAttrStmt, span),
+        target_(std::move(target)),
+        attr_key_(std::move(attr_key)),
+        value_(std::move(value)),
+        body_(std::move(body)) {}
+  const AttrTarget& target() const { return target_; }
+  const std::string& attr_key() const { return attr_key_; }
+  const PrimExpr& value() const { return value_; }
+  const Stmt& body() const { return body_; }
+  // Whether this launches a thread axis (T.launch_thread).
+  bool is_thread_launch() const {
+    return target_.kind == AttrTarget::Kind::kThread &&
+           (attr_key_ == "thread_extent" || attr_key_ == "virtual_thread");
+  }
+
+ private:
+  AttrTarget target_;
+  std::string attr_key_;
+  PrimExpr value_;
+  Stmt body_;
+};
+
+// buffer = T.alloc_buffer(...) / T.alloc_shared / T.alloc_local outside a block; body (the
+// rest of the enclosing sequence). tir.AllocBuffer.
+class AllocBufferNode : public StmtNode {
+ public:
+  PIPESPLIT_NODE_KIND(kAllocBuffer)
+  AllocBufferNode(Buffer buffer, Stmt body, Span span = {})
+      : StmtNode(NodeKind::kAllocBuffer, span),
+        buffer_(std::move(buffer)),
+        body_(std::move(body)) {}
   const Buffer& buffer() const { return buffer_; }
   const Stmt& body() const { return body_; }
 

@@ -51,6 +51,14 @@ decltype(auto) DispatchStmt(const StmtNode& stmt, F&& f) {
       return f(static_cast<const AllocateNode&>(stmt));
     case NodeKind::kDeclBuffer:
       return f(static_cast<const DeclBufferNode&>(stmt));
+    case NodeKind::kAssertStmt:
+      return f(static_cast<const AssertStmtNode&>(stmt));
+    case NodeKind::kWhile:
+      return f(static_cast<const WhileNode&>(stmt));
+    case NodeKind::kAttrStmt:
+      return f(static_cast<const AttrStmtNode&>(stmt));
+    case NodeKind::kAllocBuffer:
+      return f(static_cast<const AllocBufferNode&>(stmt));
     PIPESPLIT_KINDS_OUTSIDE_STMT:
       break;  // a StmtNode has a statement kind
   }
@@ -79,6 +87,10 @@ decltype(auto) DispatchPrimExpr(const PrimExprNode& expr, F&& f) {
       return f(static_cast<const BufferLoadNode&>(expr));
     case NodeKind::kPrimCall:
       return f(static_cast<const PrimCallNode&>(expr));
+    case NodeKind::kTirStringImm:
+      return f(static_cast<const TirStringImmNode&>(expr));
+    case NodeKind::kLet:
+      return f(static_cast<const LetNode&>(expr));
     PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       break;  // a PrimExprNode has a PrimExpr kind
   }
@@ -110,6 +122,10 @@ class StmtFunctor<R(const StmtNode&, Args...)> {
   virtual R VisitStmt_(const EvaluateNode& op, Args... args) = 0;
   virtual R VisitStmt_(const AllocateNode& op, Args... args) = 0;
   virtual R VisitStmt_(const DeclBufferNode& op, Args... args) = 0;
+  virtual R VisitStmt_(const AssertStmtNode& op, Args... args) = 0;
+  virtual R VisitStmt_(const WhileNode& op, Args... args) = 0;
+  virtual R VisitStmt_(const AttrStmtNode& op, Args... args) = 0;
+  virtual R VisitStmt_(const AllocBufferNode& op, Args... args) = 0;
 };
 
 template <typename FType>
@@ -136,13 +152,16 @@ class PrimExprFunctor<R(const PrimExprNode&, Args...)> {
   virtual R VisitExpr_(const SelectNode& op, Args... args) = 0;
   virtual R VisitExpr_(const BufferLoadNode& op, Args... args) = 0;
   virtual R VisitExpr_(const PrimCallNode& op, Args... args) = 0;
+  virtual R VisitExpr_(const TirStringImmNode& op, Args... args) = 0;
+  virtual R VisitExpr_(const LetNode& op, Args... args) = 0;
 };
 
 // Walks statements: each handler visits the node's expressions (through VisitPrimExpr) and
 // statements in field order. Expressions: a loop's min and extent; a realize's iter values and
 // predicate; a block's iter var domains, read and write regions and matched source regions; a
 // store's value then indices; a let's value; a condition; an evaluated value; an allocation's
-// extents. Defined vars and buffers are not visited.
+// extents; an assert's condition; an attribute's expression target (or a reducer's results and
+// identities) then its value. Defined vars and buffers are not visited.
 class StmtVisitor : public StmtFunctor<void(const StmtNode&)> {
  public:
   using StmtFunctor::VisitStmt;
@@ -164,6 +183,10 @@ class StmtVisitor : public StmtFunctor<void(const StmtNode&)> {
   void VisitStmt_(const EvaluateNode& op) override;
   void VisitStmt_(const AllocateNode& op) override;
   void VisitStmt_(const DeclBufferNode& op) override;
+  void VisitStmt_(const AssertStmtNode& op) override;
+  void VisitStmt_(const WhileNode& op) override;
+  void VisitStmt_(const AttrStmtNode& op) override;
+  void VisitStmt_(const AllocBufferNode& op) override;
 
   void VisitRegion(const BufferRegion& region);
 };
@@ -191,6 +214,10 @@ class StmtMutator : public StmtFunctor<Stmt(const StmtNode&, const Stmt&)> {
   Stmt VisitStmt_(const EvaluateNode& op, const Stmt& self) override;
   Stmt VisitStmt_(const AllocateNode& op, const Stmt& self) override;
   Stmt VisitStmt_(const DeclBufferNode& op, const Stmt& self) override;
+  Stmt VisitStmt_(const AssertStmtNode& op, const Stmt& self) override;
+  Stmt VisitStmt_(const WhileNode& op, const Stmt& self) override;
+  Stmt VisitStmt_(const AttrStmtNode& op, const Stmt& self) override;
+  Stmt VisitStmt_(const AllocBufferNode& op, const Stmt& self) override;
 
   // Each expression through VisitPrimExpr; sets *changed when one changed.
   std::vector<PrimExpr> VisitPrimExprs(const std::vector<PrimExpr>& exprs, bool* changed);

@@ -214,7 +214,7 @@ void RegisterConv(int n, bool transpose) {
   params.push_back(Attr("data_layout", "NC" + spatial));
   params.push_back(Attr("kernel_layout", (transpose ? "IO" : "OI") + spatial));
   params.push_back(Attr("out_layout", AttrValue()));
-  params.push_back(Attr("out_dtype", "void"));
+  params.push_back(OptionalDType("out_dtype"));
   RegisterOp(
       {.name = name,
        .params = std::move(params),

@@ -142,11 +142,11 @@ StructInfo InferTriangular(const CallNode& call) {
 
 void RegisterCreationOps() {
   RegisterOp({.name = "relax.full",
-              .params = {Arg("shape"), Arg("fill_value"), Attr("dtype", "void")},
+              .params = {Arg("shape"), Arg("fill_value"), OptionalDType("dtype")},
               .infer = InferFull,
               .summary = "a tensor of a shape filled with a scalar"});
   RegisterOp({.name = "relax.full_like",
-              .params = {Arg("x"), Arg("fill_value"), Attr("dtype", "void")},
+              .params = {Arg("x"), Arg("fill_value"), OptionalDType("dtype")},
               .infer = InferFullLike,
               .summary = "a tensor shaped like x filled with a scalar"});
   RegisterOp({.name = "relax.ones",
@@ -154,7 +154,7 @@ void RegisterCreationOps() {
               .infer = InferOnesZeros,
               .summary = "a tensor of ones"});
   RegisterOp({.name = "relax.ones_like",
-              .params = {Arg("x"), Attr("dtype", "void")},
+              .params = {Arg("x"), OptionalDType("dtype")},
               .infer = InferLike,
               .summary = "a tensor of ones shaped like x"});
   RegisterOp({.name = "relax.zeros",
@@ -162,7 +162,7 @@ void RegisterCreationOps() {
               .infer = InferOnesZeros,
               .summary = "a tensor of zeros"});
   RegisterOp({.name = "relax.zeros_like",
-              .params = {Arg("x"), Attr("dtype", "void")},
+              .params = {Arg("x"), OptionalDType("dtype")},
               .infer = InferLike,
               .summary = "a tensor of zeros shaped like x"});
   RegisterOp({.name = "relax.eye",
@@ -171,7 +171,7 @@ void RegisterCreationOps() {
               .infer = InferEye,
               .summary = "a 2-d tensor with ones on a diagonal"});
   RegisterOp({.name = "relax.eye_like",
-              .params = {Arg("x"), OptionalArg("k", DefaultInt(0)), Attr("dtype", "void")},
+              .params = {Arg("x"), OptionalArg("k", DefaultInt(0)), OptionalDType("dtype")},
               .infer = InferEyeLike,
               .summary = "a tensor shaped like x with ones on a diagonal"});
   RegisterOp({.name = "relax.arange",

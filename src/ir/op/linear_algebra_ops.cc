@@ -199,7 +199,7 @@ StructInfo InferOuter(const CallNode& call) {
 
 void RegisterLinearAlgebraOps() {
   RegisterOp({.name = "relax.matmul",
-              .params = {Arg("x1"), Arg("x2"), Attr("out_dtype", "void")},
+              .params = {Arg("x1"), Arg("x2"), OptionalDType("out_dtype")},
               .infer = InferMatmul,
               .summary = "matrix product with numpy semantics (batch broadcasting, 1-d operands)"});
   RegisterOp({.name = "relax.einsum",

@@ -103,9 +103,11 @@ StructInfo ReturnObject(const CallNode&) { return ObjectSInfo(); }
 }  // namespace
 
 void RegisterMemoryOps() {
+  // TVM's memory planning gives the calls it makes the tensor as sinfo_args (printed, though
+  // TVM's own constructor takes none).
   RegisterOp({.name = "relax.builtin.alloc_tensor",
               .params = {Arg("shape"), Arg("dtype"), Arg("runtime_device_index"),
-                         OptionalArg("storage_scope", DefaultStr("global"))},
+                         OptionalArg("storage_scope", DefaultStr("global")), SInfoArgs()},
               .infer = InferBuiltinAllocTensor,
               .summary = "allocate a tensor (before memory planning)"});
   RegisterOp(

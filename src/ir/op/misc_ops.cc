@@ -51,6 +51,20 @@ InferStructInfoFn SameAsArg(size_t num_args, size_t result_index) {
   };
 }
 
+// R.ccl.allreduce: the input's struct info; the reduction is one TVM's legalization knows.
+StructInfo InferAllReduce(const CallNode& call) {
+  StructInfo out = InferSameAsArg(call, 1, 0);
+  CallAttrs attrs(call);
+  std::string op_type = attrs.Str("op_type");
+  if (op_type != "sum" && op_type != "prod" && op_type != "min" && op_type != "max" &&
+      op_type != "avg") {
+    Fail(call,
+         "op_type must be \"sum\", \"prod\", \"min\", \"max\" or \"avg\", not \"" + op_type + "\"");
+  }
+  attrs.Bool("in_group");
+  return out;
+}
+
 // Splits (scatter, replica-to-shard) or gathers (allgather) one axis across workers.
 StructInfo InferShardAxis(const CallNode& call, bool gather) {
   CheckArgCount(call, 1);
@@ -58,7 +72,13 @@ StructInfo InferShardAxis(const CallNode& call, bool gather) {
   CallAttrs attrs(call);
   int64_t workers = attrs.Int("num_workers");
   if (workers <= 0) Fail(call, "num_workers must be positive");
-  if (!x.shape()) return ArgSInfo(call, 0);
+  if (gather && FindAttr(call.attrs(), "in_group") != nullptr) attrs.Bool("in_group");
+  if (!x.shape()) {
+    // TVM gathers a tensor of unknown shape into one of unknown shape, and scatters only a
+    // tensor of known shape.
+    if (!gather) Fail(call, "expects a tensor of known shape");
+    return ArgSInfo(call, 0);
+  }
   std::vector<PrimExpr> shape = *x.shape();
   int axis = gather ? 0 : NormalizeAxis(call, x.ndim(), attrs.Int("axis"));
   if (x.ndim() == 0) Fail(call, "expects a tensor of at least 1 dimension");
@@ -221,7 +241,7 @@ std::vector<OpParam> ResizeParams(int n) {
           Attr("cubic_alpha", -0.75),
           Attr("cubic_exclude", 0),
           Attr("extrapolation_value", 0.0),
-          Attr("out_dtype", "void")};
+          OptionalDType("out_dtype")};
 }
 
 void RegisterVision() {
@@ -299,7 +319,7 @@ void RegisterMiscOps() {
 
   RegisterOp({.name = "relax.ccl.allreduce",
               .params = {Arg("x"), Attr("op_type", "sum"), Attr("in_group", true)},
-              .infer = SameAsArg(1, 0),
+              .infer = InferAllReduce,
               .summary = "all-reduce a tensor across workers"});
   RegisterOp({.name = "relax.ccl.allgather",
               .params = {Arg("x"), RequiredAttr("num_workers"), Attr("in_group", true)},

@@ -43,6 +43,8 @@ OpParam OptionalArg(std::string name, AttrValue default_value = AttrValue());
 OpParam Variadic(std::string name);
 OpParam Attr(std::string name, AttrValue default_value);
 OpParam RequiredAttr(std::string name);
+// A dtype attribute defaulting to void that TVM keeps Optional (see OpParam::optional_dtype).
+OpParam OptionalDType(std::string name);
 OpParam SInfoArgs(std::string name = "sinfo_args");
 // Sets OpParam::arg_index.
 OpParam AtIndex(OpParam param, int arg_index);

@@ -19,6 +19,11 @@ OpParam Variadic(std::string name) {
 OpParam Attr(std::string name, AttrValue default_value) {
   return {std::move(name), OpParam::Kind::kAttr, std::move(default_value)};
 }
+OpParam OptionalDType(std::string name) {
+  OpParam p{std::move(name), OpParam::Kind::kAttr, AttrValue("void")};
+  p.optional_dtype = true;
+  return p;
+}
 OpParam RequiredAttr(std::string name) {
   return {std::move(name), OpParam::Kind::kAttr, std::nullopt};
 }

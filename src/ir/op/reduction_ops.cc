@@ -220,12 +220,12 @@ void RegisterReductionOps() {
               .infer = InferArgReduce,
               .summary = "index of the minimum along an axis (of the flattened tensor if None)"});
   RegisterOp({.name = "relax.cumsum",
-              .params = {Arg("data"), Attr("axis", AttrValue()), Attr("dtype", "void"),
+              .params = {Arg("data"), Attr("axis", AttrValue()), OptionalDType("dtype"),
                          Attr("exclusive", false)},
               .infer = InferScan,
               .summary = "cumulative sum along an axis (of the flattened tensor if None)"});
   RegisterOp({.name = "relax.cumprod",
-              .params = {Arg("data"), Attr("axis", AttrValue()), Attr("dtype", "void"),
+              .params = {Arg("data"), Attr("axis", AttrValue()), OptionalDType("dtype"),
                          Attr("exclusive", false)},
               .infer = InferScan,
               .summary = "cumulative product along an axis (of the flattened tensor if None)"});

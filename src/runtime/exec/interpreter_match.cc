@@ -227,6 +227,10 @@ int64_t Interpreter::EvalInt(const ir::PrimExpr& e, const Frame& frame) const {
     }
     case ir::NodeKind::kBufferLoad:
       throw RuntimeError("a buffer load is not a symbolic expression of a Relax program");
+    case ir::NodeKind::kTirStringImm:
+      throw RuntimeError("a TIR string is not a symbolic expression of a Relax program");
+    case ir::NodeKind::kLet:
+      throw RuntimeError("cannot evaluate T.Let at run time");
     PIPESPLIT_KINDS_OUTSIDE_PRIM_EXPR:
       throw RuntimeError("cannot evaluate this symbolic expression");
   }

@@ -189,6 +189,15 @@ void Printer::Call(const ir::CallNode& call, std::string* out) {
     next_part();
     *out += key;
     *out += '=';
+    if (current() && op != nullptr && op->info() != nullptr) {
+      // An unset optional dtype (TVM's Optional<DLDataType>) prints as None.
+      const ir::OpParam* p = ir::FindParam(*op->info(), key);
+      const std::string* s = value.as_string();
+      if (p != nullptr && p->optional_dtype && s != nullptr && (*s == "void" || s->empty())) {
+        *out += "None";
+        return;
+      }
+    }
     Attr(value, out);
   };
   if (op != nullptr && op->info() != nullptr && config_.complete_attrs) {

@@ -277,7 +277,9 @@ class Printer {
 
   // ---- module (printer_module.cc) ----
   std::vector<StmtDoc> HeaderComments() const;
-  void PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out);
+  // `type_vars` (TypeVar style) receives the TypeVar names of the function's signature.
+  void PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out,
+                      std::vector<std::string>* type_vars);
   // One member of the module class, rendered at the class body's indentation; `type_vars`
   // receives the TypeVar names a Relax function declares.
   StmtDoc Member(const ir::IRModule::Member& member, std::vector<std::string>* type_vars);

@@ -35,14 +35,23 @@ std::vector<StmtDoc> Printer::HeaderComments() const {
   return out;
 }
 
-void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out) {
+void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>* out,
+                             std::vector<std::string>* type_vars) {
   usage_ |= kUseTir;
   StmtDoc doc;
   doc.kind = StmtDoc::Kind::kVerbatim;
   TirPrintOptions options;
   options.sblock = config_.tir_syntax == ir::TirSyntax::kSBlock;
   options.s_tir_for_blocks = config_.s_tir_for_blocks;
-  doc.text = PrintTirFunction(func, options);
+  options.quoted_signature = current() && !config_.fragment;
+  options.pep695 = config_.pep695;
+  std::vector<std::string> names;
+  doc.text = PrintTirFunction(func, options, &names);
+  if (!names.empty()) {
+    // As a Relax function's: module-level TypeVars, or PEP 695 type parameters.
+    usage_ |= config_.pep695 ? kUseFuture : kUseTypeVar;
+    if (type_vars != nullptr && !config_.pep695) *type_vars = std::move(names);
+  }
   out->push_back(std::move(doc));
 }
 
@@ -53,7 +62,7 @@ StmtDoc Printer::Member(const ir::IRModule::Member& member, std::vector<std::str
   std::vector<StmtDoc> docs;
   const std::string& name = member.gvar->name_hint();
   if (const auto* prim = ir::As<ir::PrimFuncNode>(member.func)) {
-    PrimFuncMember(*prim, &docs);
+    PrimFuncMember(*prim, &docs, type_vars);
   } else if (const auto* ext = ir::As<ir::ExternFuncNode>(member.func)) {
     std::string line = name + " = ";
     ExternFuncExpr(*ext, &line);
@@ -158,7 +167,7 @@ std::string Printer::Fragment(const ir::Expr& expr) {
   } else if (const auto* if_node = ir::As<ir::IfNode>(expr)) {
     stmts.push_back(IfStmt(*if_node, nullptr, nullptr));
   } else if (const auto* prim = ir::As<ir::PrimFuncNode>(expr)) {
-    PrimFuncMember(*prim, &stmts);
+    PrimFuncMember(*prim, &stmts, nullptr);
   } else {
     stmts.push_back(StmtDoc::Line(Expr(expr)));
   }

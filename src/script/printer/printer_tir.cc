@@ -1,45 +1,19 @@
-// Printer: TIR functions, statements, loops and blocks, as TVM prints them (classic syntax).
-//
-// TVM's sugar is reproduced from the IR: buffers of params whose shapes need no new symbolic
-// var print inline as `A: T.Buffer(...)`, others as `T.handle` params matched in the body after
-// a declaration of the vars they introduce; the implicit root block prints as the comment
-// `# with T.block("root"):` followed by its allocations; perfectly nested serial loops from 0
-// print as `T.grid`; consecutive block vars bound to their loops print as `T.axis.remap`.
-#include "src/script/printer/printer_tir.h"
-
-#include <unordered_map>
-#include <unordered_set>
+// Printer: TIR functions as TVM prints them: the signature (classic: buffers of params whose
+// shapes need no new var inline, others T.handle params matched in the body; since 2026: every
+// buffer inline, the dim that introduces a var quoted, int64 shape vars module-level TypeVars),
+// buffers and their layout keywords, the frames and the names defined in them, and the
+// declaration of what is printed before its definition. Statements are in printer_tir_stmt.cc.
+#include <algorithm>
+#include <cctype>
 
 #include "pipesplit/ir/prim_text.h"
-#include "pipesplit/ir/tir_functor.h"
 #include "pipesplit/support/text.h"
-#include "src/script/printer/printer_internal.h"
+#include "src/script/printer/printer_tir_internal.h"
 
 namespace pipesplit::script::printer {
 namespace {
 
 using ir::PrimExpr;
-
-bool IsConst(const PrimExpr& e, int64_t value) {
-  std::optional<int64_t> c = ir::AsConstInt(e);
-  return c && *c == value;
-}
-
-bool MentionsAny(const PrimExpr& e, const std::unordered_set<const ir::TirVarNode*>& vars) {
-  bool found = false;
-  ir::VisitTirVars(e, [&](const ir::TirVar& v) { found |= vars.count(v.get()) != 0; });
-  return found;
-}
-
-std::string Tuple(const std::vector<std::string>& items) {
-  std::string out = "(";
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += items[i];
-  }
-  if (items.size() == 1) out += ',';
-  return out + ")";
-}
 
 std::string Join(const std::vector<std::string>& items) {
   std::string out;
@@ -50,34 +24,183 @@ std::string Join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Whether a statement holds a realized block (TVM's test for an implicit root block).
-class BlockFinder : public ir::StmtFunctor<bool(const ir::StmtNode&)> {
- private:
-  bool Find(const ir::Stmt& s) { return s != nullptr && VisitStmt(*s); }
+std::string Tuple(const std::vector<std::string>& items) {
+  return "(" + Join(items) + (items.size() == 1 ? ",)" : ")");
+}
 
-  bool VisitStmt_(const ir::BlockRealizeNode&) override { return true; }
-  bool VisitStmt_(const ir::BlockNode& n) override { return Find(n.init()) || Find(n.body()); }
-  bool VisitStmt_(const ir::SeqStmtNode& n) override {
-    for (const ir::Stmt& item : n.seq()) {
-      if (Find(item)) return true;
+// Records, for every var and buffer of a function, the frame nodes (the function, loops,
+// blocks, T.init, if branches, whiles, attribute statements) on the path to the lowest node
+// enclosing all its uses, in the order TVM's common-prefix visitor sees them: a node is on the
+// path while its fields are visited, a buffer's shape, strides and offset are visited where
+// the buffer is first met.
+class PathCollector : private ir::StmtVisitor {
+ public:
+  PathCollector(std::unordered_map<const void*, std::vector<const void*>>* paths,
+                std::unordered_map<const ir::TirVarNode*, const ir::BufferNode*>* data_owner)
+      : paths_(paths), data_owner_(data_owner) {}
+
+  void Run(const ir::PrimFuncNode& f) {
+    stack_.push_back(&f);
+    for (const ir::TirVar& p : f.params()) {
+      Use(p.get());
+      if (const ir::Buffer* b = f.BufferOf(p.get())) Buffer(*b);
     }
-    return false;
+    Stmt(f.body());
   }
-  bool VisitStmt_(const ir::ForNode& n) override { return Find(n.body()); }
-  bool VisitStmt_(const ir::LetStmtNode& n) override { return Find(n.body()); }
-  bool VisitStmt_(const ir::AllocateNode& n) override { return Find(n.body()); }
-  bool VisitStmt_(const ir::DeclBufferNode& n) override { return Find(n.body()); }
-  bool VisitStmt_(const ir::IfThenElseNode& n) override {
-    return Find(n.then_case()) || Find(n.else_case());
+
+ private:
+  void Use(const void* key) {
+    auto [it, inserted] = paths_->try_emplace(key);
+    if (inserted) {
+      it->second = stack_;
+      return;
+    }
+    std::vector<const void*>& path = it->second;
+    size_t n = std::min(path.size(), stack_.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (path[i] != stack_[i]) {
+        path.resize(i);
+        return;
+      }
+    }
+    path.resize(n);
   }
-  bool VisitStmt_(const ir::BufferStoreNode&) override { return false; }
-  bool VisitStmt_(const ir::EvaluateNode&) override { return false; }
+  void Buffer(const ir::Buffer& b) {
+    bool first = !paths_->count(b.get());
+    Use(b.get());
+    if (!first) return;
+    (*data_owner_)[b->data().get()] = b.get();
+    for (const PrimExpr& d : b->shape()) Expr(d);
+    for (const PrimExpr& s : b->strides()) Expr(s);
+    Expr(b->elem_offset());
+  }
+  void Expr(const PrimExpr& e) {
+    if (e == nullptr) return;
+    if (const auto* v = ir::As<ir::TirVarNode>(e)) {
+      auto owner = data_owner_->find(v);
+      Use(owner != data_owner_->end() ? static_cast<const void*>(owner->second) : v);
+      return;
+    }
+    if (const auto* load = ir::As<ir::BufferLoadNode>(e)) Buffer(load->buffer());
+    if (const auto* let = ir::As<ir::LetNode>(e)) Use(let->var().get());
+    ir::ForEachChild(e, [&](const PrimExpr& c) { Expr(c); });
+  }
+  void Stmt(const ir::Stmt& s) {
+    if (s != nullptr) VisitStmt(*s);
+  }
+  void Push(const void* node) { stack_.push_back(node); }
+  void Pop() { stack_.pop_back(); }
+  void Region(const ir::BufferRegion& r) {
+    Buffer(r.buffer);
+    for (const ir::Range& range : r.region) {
+      Expr(range.min);
+      Expr(range.extent);
+    }
+  }
+
+  void VisitPrimExpr(const PrimExpr& e) override { Expr(e); }
+  void VisitStmt_(const ir::ForNode& op) override {
+    Push(&op);
+    Use(op.loop_var().get());
+    StmtVisitor::VisitStmt_(op);
+    Pop();
+  }
+  void VisitStmt_(const ir::BlockNode& op) override {
+    Push(&op);
+    for (const ir::IterVar& iv : op.iter_vars()) Use(iv.var.get());
+    for (const ir::IterVar& iv : op.iter_vars()) {
+      Expr(iv.dom.min);
+      Expr(iv.dom.extent);
+    }
+    for (const ir::BufferRegion& r : op.reads()) Region(r);
+    for (const ir::BufferRegion& r : op.writes()) Region(r);
+    for (const ir::Buffer& b : op.alloc_buffers()) Buffer(b);
+    for (const ir::MatchBufferRegion& m : op.match_buffers()) {
+      Buffer(m.buffer);
+      Region(m.source);
+    }
+    if (op.init() != nullptr) {
+      Push(op.init().get());
+      Stmt(op.init());
+      Pop();
+    }
+    Stmt(op.body());
+    Pop();
+  }
+  void VisitStmt_(const ir::SeqStmtNode& op) override {
+    Push(&op);
+    StmtVisitor::VisitStmt_(op);
+    Pop();
+  }
+  void VisitStmt_(const ir::BufferStoreNode& op) override {
+    Buffer(op.buffer());
+    StmtVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::LetStmtNode& op) override {
+    Use(op.var().get());
+    StmtVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::IfThenElseNode& op) override {
+    Expr(op.cond());
+    for (const ir::Stmt& branch : {op.then_case(), op.else_case()}) {
+      if (branch == nullptr) continue;
+      Push(branch.get());
+      Stmt(branch);
+      Pop();
+    }
+  }
+  void VisitStmt_(const ir::AllocateNode& op) override {
+    Use(op.buffer_var().get());
+    StmtVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::DeclBufferNode& op) override {
+    Buffer(op.buffer());
+    StmtVisitor::VisitStmt_(op);
+  }
+  void VisitStmt_(const ir::WhileNode& op) override {
+    Push(&op);
+    StmtVisitor::VisitStmt_(op);
+    Pop();
+  }
+  void VisitStmt_(const ir::AttrStmtNode& op) override {
+    Push(&op);
+    if (op.target().kind == ir::AttrTarget::Kind::kThread) Use(op.target().var.get());
+    if (op.target().kind == ir::AttrTarget::Kind::kCommReducer) {
+      for (const ir::TirVar& v : op.target().reducer->lhs) Use(v.get());
+      for (const ir::TirVar& v : op.target().reducer->rhs) Use(v.get());
+    }
+    StmtVisitor::VisitStmt_(op);
+    Pop();
+  }
+  void VisitStmt_(const ir::AllocBufferNode& op) override {
+    Buffer(op.buffer());
+    StmtVisitor::VisitStmt_(op);
+  }
+
+  std::unordered_map<const void*, std::vector<const void*>>* paths_;
+  std::unordered_map<const ir::TirVarNode*, const ir::BufferNode*>* data_owner_;
+  std::vector<const void*> stack_;
 };
 
-bool ContainsBlock(const ir::StmtNode& s) { return BlockFinder().VisitStmt(s); }
+// Whether a statement holds a realized block (TVM's test for an implicit root block).
+bool ContainsBlock(const ir::Stmt& s) {
+  class Finder : public ir::StmtVisitor {
+   public:
+    bool found = false;
+    void VisitStmt_(const ir::BlockRealizeNode&) override { found = true; }
+  };
+  Finder finder;
+  finder.VisitStmt(s);
+  return finder.found;
+}
 
-bool IsImplicitRoot(const ir::StmtNode& s) {
-  const auto* realize = ir::As<ir::BlockRealizeNode>(&s);
+bool IsConst(const PrimExpr& e, int64_t value) {
+  std::optional<int64_t> c = ir::AsConstInt(e);
+  return c && *c == value;
+}
+
+bool IsImplicitRoot(const ir::Stmt& s) {
+  const auto* realize = ir::As<ir::BlockRealizeNode>(s);
   if (realize == nullptr) return false;
   const ir::BlockNode& b = *realize->block();
   if (!(realize->iter_values().empty() && b.reads().empty() && b.writes().empty() &&
@@ -90,395 +213,482 @@ bool IsImplicitRoot(const ir::StmtNode& s) {
   if (const auto* inner = ir::As<ir::BlockRealizeNode>(b.body())) {
     return !inner->block()->iter_vars().empty();
   }
-  return ContainsBlock(*b.body());
-}
-
-// Each statement kind prints through its own handler.
-class TirPrinter : private ir::StmtFunctor<void(const ir::StmtNode&)> {
- public:
-  explicit TirPrinter(const TirPrintOptions& options)
-      : options_(options), text_options_(ir::PrimTextOptions::Tir([this](const ir::TirVarNode& v) {
-          // A buffer's data pointer prints as `A.data`.
-          auto it = data_names_.find(&v);
-          return it != data_names_.end() ? it->second : v.name();
-        })) {
-    // TVM since 2026 prints a float with an integral value with one decimal: T.float32(0.0).
-    text_options_.tir_float_point = options.sblock;
-  }
-  std::string Function(const ir::PrimFuncNode& f);
-
- private:
-  void Line(const std::string& text) {
-    if (!out_.empty()) out_ += '\n';
-    out_.append(static_cast<size_t>(indent_) * 4, ' ');
-    out_ += text;
-  }
-  void Indented(const ir::Stmt& s) {
-    ++indent_;
-    Stmt(s);
-    --indent_;
-  }
-  void Stmt(const ir::Stmt& s) { VisitStmt(*s); }
-  void VisitStmt_(const ir::ForNode& loop) override;
-  void VisitStmt_(const ir::BlockRealizeNode& realize) override {
-    Realize(*realize.block(), realize.iter_values(), realize.predicate(), false);
-  }
-  // A block without its realize prints with no_realize=True.
-  void VisitStmt_(const ir::BlockNode& block) override {
-    Realize(block, {}, ir::BoolImm(true), true);
-  }
-  void VisitStmt_(const ir::SeqStmtNode& seq) override {
-    for (const ir::Stmt& item : seq.seq()) Stmt(item);
-  }
-  void VisitStmt_(const ir::BufferStoreNode& store) override;
-  void VisitStmt_(const ir::LetStmtNode& let) override;
-  void VisitStmt_(const ir::IfThenElseNode& branch) override;
-  void VisitStmt_(const ir::EvaluateNode& evaluate) override;
-  void VisitStmt_(const ir::AllocateNode& alloc) override;
-  void VisitStmt_(const ir::DeclBufferNode& decl) override;
-  void Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& iter_values,
-               const PrimExpr& predicate, bool no_realize);
-  void IterVars(const ir::BlockNode& block, const std::vector<PrimExpr>& values);
-  std::string Region(const ir::BufferRegion& r);
-  std::string AllocBuffer(const ir::Buffer& b);
-
-  std::string Text(const PrimExpr& e) const { return ir::FormatPrimExpr(e, text_options_).text; }
-  std::string Shape(const std::vector<PrimExpr>& shape) {
-    std::vector<std::string> dims;
-    for (const PrimExpr& d : shape) dims.push_back(Text(d));
-    return Tuple(dims);
-  }
-
-  // The end of [min, min + extent): the stop as written when the extent was derived from it.
-  std::string Stop(const PrimExpr& min, const PrimExpr& extent) {
-    if (const auto* sub = ir::As<ir::BinaryNode>(extent)) {
-      if (sub->op() == ir::BinaryOp::kSub && sub->b() == min) return Text(sub->a());
-    }
-    auto a = ir::AsConstInt(min), b = ir::AsConstInt(extent);
-    if (a && b) return Text(ir::IntImm(*a + *b, extent->dtype()));
-    if (a && *a == 0) return Text(extent);
-    return Text(ir::MakeBinary(ir::BinaryOp::kAdd, min, extent));
-  }
-
-  std::string Attr(const ir::AttrValue& value) {
-    if (const PrimExpr* e = value.as_prim_expr()) {
-      // TVM since 2026 keeps `True` in an attribute dict a Python bool.
-      const auto* imm = ir::As<ir::IntImmNode>(*e);
-      if (options_.sblock && imm != nullptr && imm->dtype().is_bool()) {
-        return imm->value() != 0 ? "True" : "False";
-      }
-      return Text(*e);
-    }
-    if (const std::string* s = value.as_string()) return QuoteString(*s);
-    if (const bool* b = value.as_bool()) return *b ? "True" : "False";
-    if (const int64_t* i = value.as_int()) return std::to_string(*i);
-    if (const double* d = value.as_float()) return FloatLiteral(*d);
-    if (const ir::AttrList* list = value.as_list()) {
-      std::vector<std::string> items;
-      for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
-      return "[" + Join(items) + "]";
-    }
-    if (const ir::AttrMap* map = value.as_map()) {
-      std::vector<std::string> items;
-      for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
-      return "{" + Join(items) + "}";
-    }
-    return "None";
-  }
-
-  std::string AttrDict(const ir::AttrMap& map) { return Attr(ir::AttrValue(map)); }
-
-  const char* BlockWord() const { return options_.sblock ? "sblock" : "block"; }
-
-  void Declare(const ir::Buffer& b) { data_names_[b->data().get()] = b->name() + ".data"; }
-
-  TirPrintOptions options_;
-  std::unordered_map<const ir::TirVarNode*, std::string> data_names_;
-  ir::PrimTextOptions text_options_;
-  std::string out_;
-  int indent_ = 0;
-  std::unordered_map<const ir::TirVarNode*, const ir::ForNode*> loops_;
-};
-
-std::string TirPrinter::AllocBuffer(const ir::Buffer& b) {
-  Declare(b);
-  std::string out = b->name() +
-                    (options_.sblock ? " = T.sblock_alloc_buffer(" : " = T.alloc_buffer(") +
-                    Shape(b->shape());
-  if (b->dtype() != DataType::Float(32)) out += ", " + QuoteString(b->dtype().ToString());
-  if (b->scope() != "global") out += ", scope=" + QuoteString(b->scope());
-  return out + ")";
-}
-
-std::string TirPrinter::Function(const ir::PrimFuncNode& f) {
-  std::vector<std::string> kwargs;
-  if (f.is_private()) kwargs.push_back("private=True");
-  if (options_.sblock && (f.s_tir() || (options_.s_tir_for_blocks && ContainsBlock(*f.body())))) {
-    kwargs.push_back("s_tir=True");
-  }
-  Line(kwargs.empty() ? "@T.prim_func" : "@T.prim_func(" + Join(kwargs) + ")");
-  // A buffer param prints inline when its shape uses only params declared before it.
-  std::unordered_set<const ir::TirVarNode*> defined;
-  std::unordered_set<const ir::BufferNode*> inlined;
-  for (const ir::TirVar& p : f.params()) {
-    if (const ir::Buffer* buffer = f.BufferOf(p.get())) {
-      bool simple = (*buffer)->scope() == "global";
-      for (const PrimExpr& d : (*buffer)->shape()) {
-        ir::VisitTirVars(d, [&](const ir::TirVar& v) { simple &= defined.count(v.get()) != 0; });
-      }
-      if (simple) inlined.insert(buffer->get());
-    }
-    defined.insert(p.get());
-  }
-  for (const auto& entry : f.buffer_map()) Declare(entry.second);
-  std::vector<std::string> params;
-  for (const ir::TirVar& p : f.params()) {
-    const ir::Buffer* buffer = f.BufferOf(p.get());
-    if (buffer != nullptr && inlined.count(buffer->get())) {
-      params.push_back((*buffer)->name() + ": T.Buffer(" + Shape((*buffer)->shape()) + ", " +
-                       QuoteString((*buffer)->dtype().ToString()) + ")");
-    } else {
-      params.push_back(p->name() + ": T." + p->dtype().ToString());
-    }
-  }
-  Line("def " + f.name() + "(" + Join(params) + "):");
-  ++indent_;
-  if (!f.attrs().empty()) Line("T.func_attr(" + AttrDict(f.attrs()) + ")");
-  for (const ir::TirVar& p : f.params()) {
-    const ir::Buffer* found = f.BufferOf(p.get());
-    if (found == nullptr || inlined.count(found->get())) continue;
-    const ir::Buffer& b = *found;
-    // The symbolic vars this buffer introduces, declared together before it.
-    std::vector<const ir::TirVarNode*> fresh;
-    for (const PrimExpr& d : b->shape()) {
-      ir::VisitTirVars(d, [&](const ir::TirVar& v) {
-        if (defined.insert(v.get()).second) fresh.push_back(v.get());
-      });
-    }
-    if (!fresh.empty()) {
-      std::vector<std::string> names, decls;
-      for (const ir::TirVarNode* v : fresh) {
-        names.push_back(v->name());
-        decls.push_back("T." + v->dtype().ToString() +
-                        (v->is_size_var() ? "(is_size_var=True)" : "()"));
-      }
-      Line(Join(names) + " = " + Join(decls));
-    }
-    std::string line = b->name() + " = T.match_buffer(" + p->name() + ", " + Shape(b->shape());
-    if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
-    if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
-    Line(line + ")");
-  }
-  if (IsImplicitRoot(*f.body())) {
-    const ir::BlockNode& root = *ir::As<ir::BlockRealizeNode>(f.body())->block();
-    Line(std::string("# with T.") + BlockWord() + "(\"root\"):");
-    for (const ir::Buffer& b : root.alloc_buffers()) Line(AllocBuffer(b));
-    Stmt(root.body());
-  } else {
-    Stmt(f.body());
-  }
-  --indent_;
-  return std::move(out_);
-}
-
-std::string TirPrinter::Region(const ir::BufferRegion& r) {
-  std::vector<std::string> dims;
-  for (const ir::Range& range : r.region) {
-    if (IsConst(range.extent, 1)) {
-      dims.push_back(Text(range.min));
-    } else {
-      dims.push_back(Text(range.min) + ":" + Stop(range.min, range.extent));
-    }
-  }
-  return r.buffer->name() + "[" + (dims.empty() ? "()" : Join(dims)) + "]";
-}
-
-void TirPrinter::VisitStmt_(const ir::BufferStoreNode& n) {
-  std::vector<std::string> idx;
-  for (const PrimExpr& i : n.indices()) idx.push_back(Text(i));
-  Line(n.buffer()->name() + "[" + (idx.empty() ? "()" : Join(idx)) + "] = " + Text(n.value()));
-}
-
-void TirPrinter::VisitStmt_(const ir::LetStmtNode& n) {
-  std::string type = "T." + n.var()->dtype().ToString();
-  if (options_.sblock) type = "T.let[" + type + "]";  // TVM since 2026
-  Line(n.var()->name() + ": " + type + " = " + Text(n.value()));
-  Stmt(n.body());
-}
-
-void TirPrinter::VisitStmt_(const ir::IfThenElseNode& n) {
-  Line("if " + Text(n.cond()) + ":");
-  Indented(n.then_case());
-  if (n.else_case() != nullptr) {
-    Line("else:");
-    Indented(n.else_case());
-  }
-}
-
-void TirPrinter::VisitStmt_(const ir::EvaluateNode& n) {
-  // As TVM: a call stands as a statement by itself (`T.assume(...)`).
-  const PrimExpr& value = n.value();
-  Line(ir::Is<ir::PrimCallNode>(value) ? Text(value) : "T.evaluate(" + Text(value) + ")");
-}
-
-void TirPrinter::VisitStmt_(const ir::AllocateNode& n) {
-  std::vector<std::string> extents;
-  for (const PrimExpr& e : n.extents()) extents.push_back(Text(e));
-  Line(n.buffer_var()->name() + " = T.allocate([" + Join(extents) + "], " +
-       QuoteString(n.dtype().ToString()) + ", " + QuoteString(n.scope()) + ")");
-  Stmt(n.body());
-}
-
-void TirPrinter::VisitStmt_(const ir::DeclBufferNode& n) {
-  const ir::Buffer& b = n.buffer();
-  Declare(b);
-  std::string line = b->name() + " = T.decl_buffer(" + Shape(b->shape());
-  if (b->dtype() != DataType::Float(32)) line += ", " + QuoteString(b->dtype().ToString());
-  if (b->scope() != "global") line += ", scope=" + QuoteString(b->scope());
-  Line(line + ")");
-  Stmt(n.body());
-}
-
-void TirPrinter::VisitStmt_(const ir::ForNode& loop) {
-  auto plain = [](const ir::ForNode& l) {
-    return l.for_kind() == ir::ForKind::kSerial && IsConst(l.min(), 0) && l.annotations().empty();
-  };
-  std::vector<const ir::ForNode*> grid{&loop};
-  if (plain(loop)) {
-    std::unordered_set<const ir::TirVarNode*> vars{loop.loop_var().get()};
-    while (const auto* inner = ir::As<ir::ForNode>(grid.back()->body())) {
-      if (!plain(*inner) || MentionsAny(inner->extent(), vars)) break;
-      grid.push_back(inner);
-      vars.insert(inner->loop_var().get());
-    }
-  }
-  for (const ir::ForNode* l : grid) loops_[l->loop_var().get()] = l;
-  if (grid.size() > 1) {
-    std::vector<std::string> names, extents;
-    for (const ir::ForNode* l : grid) {
-      names.push_back(l->loop_var()->name());
-      extents.push_back(Text(l->extent()));
-    }
-    Line("for " + Join(names) + " in T.grid(" + Join(extents) + "):");
-  } else {
-    std::string args = IsConst(loop.min(), 0)
-                           ? Text(loop.extent())
-                           : Text(loop.min()) + ", " + Stop(loop.min(), loop.extent());
-    std::string fn;
-    switch (loop.for_kind()) {
-      case ir::ForKind::kSerial:
-        fn = loop.annotations().empty() ? "range" : "T.serial";
-        break;
-      case ir::ForKind::kParallel:
-        fn = "T.parallel";
-        break;
-      case ir::ForKind::kVectorized:
-        fn = "T.vectorized";
-        break;
-      case ir::ForKind::kUnrolled:
-        fn = "T.unroll";
-        break;
-      case ir::ForKind::kThreadBinding:
-        fn = "T.thread_binding";
-        args += ", thread=" + QuoteString(loop.thread_tag());
-        break;
-    }
-    if (!loop.annotations().empty()) args += ", annotations=" + AttrDict(loop.annotations());
-    Line("for " + loop.loop_var()->name() + " in " + fn + "(" + args + "):");
-  }
-  Indented(grid.back()->body());
-  for (const ir::ForNode* l : grid) loops_.erase(l->loop_var().get());
-}
-
-void TirPrinter::IterVars(const ir::BlockNode& block, const std::vector<PrimExpr>& values) {
-  std::vector<size_t> remap;
-  auto single = [&](size_t i) {
-    const ir::IterVar& iv = block.iter_vars()[i];
-    static const char* const kKinds[] = {"spatial", "reduce", "scan", "opaque"};
-    std::string dom = IsConst(iv.dom.min, 0)
-                          ? Text(iv.dom.extent)
-                          : "(" + Text(iv.dom.min) + ", " + Stop(iv.dom.min, iv.dom.extent) + ")";
-    std::string value = i < values.size() ? ", " + Text(values[i]) : "";
-    Line(iv.var->name() + " = T.axis." + kKinds[static_cast<int>(iv.type)] + "(" + dom + value +
-         ")");
-  };
-  auto flush = [&]() {
-    if (remap.size() == 1) single(remap[0]);
-    if (remap.size() > 1) {
-      std::vector<std::string> names, loop_vars;
-      std::string kinds;
-      for (size_t i : remap) {
-        const ir::IterVar& iv = block.iter_vars()[i];
-        names.push_back(iv.var->name());
-        loop_vars.push_back(Text(values[i]));
-        kinds += iv.type == ir::IterVarType::kDataPar ? 'S' : 'R';
-      }
-      Line(Join(names) + " = T.axis.remap(\"" + kinds + "\", [" + Join(loop_vars) + "])");
-    }
-    remap.clear();
-  };
-  for (size_t i = 0; i < block.iter_vars().size(); ++i) {
-    const ir::IterVar& iv = block.iter_vars()[i];
-    bool remappable = false;
-    if (i < values.size() &&
-        (iv.type == ir::IterVarType::kDataPar || iv.type == ir::IterVarType::kCommReduce)) {
-      if (const auto* v = ir::As<ir::TirVarNode>(values[i])) {
-        auto it = loops_.find(v);
-        remappable = it != loops_.end() && Text(it->second->min()) == Text(iv.dom.min) &&
-                     Text(it->second->extent()) == Text(iv.dom.extent);
-      }
-    }
-    if (remappable) {
-      remap.push_back(i);
-    } else {
-      flush();
-      single(i);
-    }
-  }
-  flush();
-}
-
-void TirPrinter::Realize(const ir::BlockNode& b, const std::vector<PrimExpr>& iter_values,
-                         const PrimExpr& predicate, bool no_realize) {
-  Line(std::string("with T.") + BlockWord() + "(" + QuoteString(b.name_hint()) +
-       (no_realize ? ", no_realize=True):" : "):"));
-  ++indent_;
-  IterVars(b, iter_values);
-  if (!IsConst(predicate, 1)) Line("T.where(" + Text(predicate) + ")");
-  std::vector<std::string> reads, writes;
-  for (const ir::BufferRegion& r : b.reads()) reads.push_back(Region(r));
-  for (const ir::BufferRegion& r : b.writes()) writes.push_back(Region(r));
-  Line("T.reads(" + Join(reads) + ")");
-  Line("T.writes(" + Join(writes) + ")");
-  if (!b.annotations().empty()) {
-    Line(std::string("T.") + BlockWord() + "_attr(" + AttrDict(b.annotations()) + ")");
-  }
-  for (const ir::Buffer& buffer : b.alloc_buffers()) Line(AllocBuffer(buffer));
-  for (const ir::MatchBufferRegion& m : b.match_buffers()) {
-    Declare(m.buffer);
-    std::string line = m.buffer->name() + " = T.match_buffer(" + Region(m.source) + ", " +
-                       Shape(m.buffer->shape());
-    if (m.buffer->dtype() != DataType::Float(32)) {
-      line += ", " + QuoteString(m.buffer->dtype().ToString());
-    }
-    Line(line + ")");
-  }
-  if (b.init() != nullptr) {
-    Line("with T.init():");
-    Indented(b.init());
-  }
-  Stmt(b.body());
-  --indent_;
+  return ContainsBlock(b.body());
 }
 
 }  // namespace
 
-std::string TirExprText(const PrimExpr& e) {
-  return ir::FormatPrimExpr(e, ir::PrimTextOptions::Tir()).text;
+TirPrinter::TirPrinter(const TirPrintOptions& options)
+    : options_(options), text_options_(ir::PrimTextOptions::Tir()) {
+  text_options_.var_name = [this](const ir::TirVarNode& v) { return VarName(v); };
+  text_options_.buffer_name = [this](const ir::BufferNode& b) { return BufferName(b); };
+  // TVM since 2026 prints a float with an integral value with one decimal: T.float32(0.0).
+  text_options_.tir_float_point = options.sblock;
+  // As does its prediction of folding operators: T.And(c, T.bool(False)).
+  text_options_.fold_call_form = options.sblock;
 }
 
-std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options) {
-  return TirPrinter(options).Function(func);
+// ---- Frames and names ----
+
+void TirPrinter::OpenFrame(const void* node, int indent) {
+  Frame f;
+  f.node = node;
+  f.indent = indent;
+  frames_.push_back(std::move(f));
+}
+
+void TirPrinter::CloseFrame() {
+  Frame& f = frames_.back();
+  out_ += f.pending;  // declarations in a frame that printed nothing after them
+  for (const void* key : f.named) {
+    auto it = names_.find(key);
+    taken_.erase(it->second);
+    names_.erase(it);
+  }
+  for (const void* key : f.defined) names_.erase(key);
+  for (const void* data : f.data) data_of_.erase(data);
+  frames_.pop_back();
+}
+
+void TirPrinter::BeginStmt() {
+  Frame& f = frames_.back();
+  out_ += f.pending;
+  f.pending.clear();
+  f.stmt_start = out_.size();
+  f.any = true;
+}
+
+void TirPrinter::Emit(int indent, const std::string& text) {
+  out_.append(static_cast<size_t>(indent) * 4, ' ');
+  out_ += text;
+  out_ += '\n';
+}
+
+void TirPrinter::Insert(size_t k, const std::string& text) {
+  Frame& f = frames_[k];
+  std::string line(static_cast<size_t>(f.indent) * 4, ' ');
+  line += text;
+  line += '\n';
+  if (f.stmt_start == kNotStarted) {
+    f.pending += line;
+    return;
+  }
+  out_.insert(f.stmt_start, line);
+  for (size_t j = k; j < frames_.size(); ++j) {
+    if (frames_[j].stmt_start != kNotStarted) frames_[j].stmt_start += line.size();
+  }
+}
+
+std::string TirPrinter::Define(const void* key, std::string_view hint, size_t k) {
+  auto [it, inserted] = names_.try_emplace(key);
+  if (!inserted) return it->second;
+  std::string& name = it->second;
+  name.assign(hint.empty() ? std::string_view("v") : hint);
+  for (char& c : name) {
+    if (c != '_' && !std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  if (!taken_.insert(name).second) {
+    std::string base = name;
+    for (int i = 1;; ++i) {
+      name = base + "_" + std::to_string(i);
+      if (taken_.insert(name).second) break;
+    }
+  }
+  frames_[k].named.push_back(key);
+  return name;
+}
+
+void TirPrinter::DefineAs(const void* key, const std::string& text, size_t k) {
+  if (names_.emplace(key, text).second) frames_[k].defined.push_back(key);
+}
+
+std::string TirPrinter::DefineBuffer(const ir::BufferNode& b, size_t k) {
+  std::string name = Define(&b, b.name().empty() ? "buffer" : b.name(), k);
+  if (data_of_.emplace(b.data().get(), &b).second) frames_[k].data.push_back(b.data().get());
+  return name;
+}
+
+std::optional<size_t> TirPrinter::LowestFrameOf(const void* key) {
+  CollectPaths();
+  auto it = paths_.find(key);
+  if (it == paths_.end()) return std::nullopt;
+  for (auto node = it->second.rbegin(); node != it->second.rend(); ++node) {
+    for (size_t k = frames_.size(); k-- > 0;) {
+      if (frames_[k].node == *node) return k;
+    }
+  }
+  return std::nullopt;
+}
+
+bool TirPrinter::EnclosesAllUses(const void* node, const void* key) {
+  CollectPaths();
+  auto it = paths_.find(key);
+  return it != paths_.end() &&
+         std::find(it->second.begin(), it->second.end(), node) != it->second.end();
+}
+
+void TirPrinter::CollectPaths() {
+  if (paths_collected_) return;
+  paths_collected_ = true;
+  PathCollector(&paths_, &data_owner_).Run(*func_);
+}
+
+std::string TirPrinter::VarCreation(const ir::TirVarNode& v) const {
+  return "T." + v.dtype().ToString() + (v.is_size_var() ? "(is_size_var=True)" : "()");
+}
+
+std::string TirPrinter::VarName(const ir::TirVarNode& v) {
+  if (auto it = names_.find(&v); it != names_.end()) return it->second;
+  // A defined buffer's data pointer: A.data.
+  if (auto it = data_of_.find(&v); it != data_of_.end()) return names_.at(it->second) + ".data";
+  CollectPaths();
+  if (auto owner = data_owner_.find(&v); owner != data_owner_.end()) {
+    return BufferName(*owner->second) + ".data";
+  }
+  // Printed before any definition: declared in the lowest frame enclosing its uses.
+  if (std::optional<size_t> k = LowestFrameOf(&v)) {
+    std::string name = Define(&v, v.name(), *k);
+    Insert(*k, name + " = " + VarCreation(v));
+    return name;
+  }
+  return v.name();
+}
+
+std::string TirPrinter::BufferName(const ir::BufferNode& b) {
+  if (auto it = names_.find(&b); it != names_.end()) return it->second;
+  if (std::optional<size_t> k = LowestFrameOf(&b)) {
+    // A buffer used ahead of its definition: declared as T.Buffer(...) there.
+    std::string name = DefineBuffer(b, *k);
+    std::string args = BufferArgs(b, *k, BufferVars::kData, false, false);
+    Insert(*k, name + " = T.Buffer(" + args + ")");
+    return name;
+  }
+  return b.name();
+}
+
+// ---- Expressions and buffers ----
+
+std::string TirPrinter::Stop(const PrimExpr& min, const PrimExpr& extent) {
+  // The end of [min, min + extent): the stop as written when the extent was derived from it.
+  if (const auto* sub = ir::As<ir::BinaryNode>(extent)) {
+    if (sub->op() == ir::BinaryOp::kSub && sub->b() == min) return Text(sub->a());
+  }
+  auto a = ir::AsConstInt(min), b = ir::AsConstInt(extent);
+  if (a && b) return Text(ir::IntImm(*a + *b, extent->dtype()));
+  if (a && *a == 0) return Text(extent);
+  return Text(ir::MakeBinary(ir::BinaryOp::kAdd, min, extent));
+}
+
+std::string TirPrinter::Region(const ir::BufferRegion& r) {
+  std::string out = BufferName(*r.buffer) + "[";
+  for (size_t i = 0; i < r.region.size(); ++i) {
+    const ir::Range& range = r.region[i];
+    if (i > 0) out += ", ";
+    out += Text(range.min);
+    if (!IsConst(range.extent, 1)) out += ":" + Stop(range.min, range.extent);
+  }
+  return out + (r.region.empty() ? "()]" : "]");
+}
+
+std::string TirPrinter::Attr(const ir::AttrValue& value) {
+  if (const PrimExpr* e = value.as_prim_expr()) {
+    // TVM since 2026 keeps `True` in an attribute dict a Python bool.
+    const auto* imm = ir::As<ir::IntImmNode>(*e);
+    if (options_.sblock && imm != nullptr && imm->dtype().is_bool()) {
+      return imm->value() != 0 ? "True" : "False";
+    }
+    return Text(*e);
+  }
+  if (const std::string* s = value.as_string()) return QuoteString(*s);
+  if (const bool* b = value.as_bool()) return *b ? "True" : "False";
+  if (const int64_t* i = value.as_int()) return std::to_string(*i);
+  if (const double* d = value.as_float()) return FloatLiteral(*d);
+  if (const ir::AttrList* list = value.as_list()) {
+    std::vector<std::string> items;
+    for (const ir::AttrValue& v : *list) items.push_back(Attr(v));
+    return "[" + Join(items) + "]";
+  }
+  if (const ir::AttrMap* map = value.as_map()) {
+    std::vector<std::string> items;
+    for (const auto& [k, v] : *map) items.push_back(QuoteString(k) + ": " + Attr(v));
+    return "{" + Join(items) + "}";
+  }
+  if (const ir::AttrCall* call = value.as_call()) {  // T.target({...})
+    std::vector<std::string> items;
+    for (const ir::AttrValue& v : call->args) items.push_back(Attr(v));
+    for (const auto& [k, v] : call->kwargs) items.push_back(k + "=" + Attr(v));
+    return call->callee + "(" + Join(items) + ")";
+  }
+  return "None";
+}
+
+std::string TirPrinter::BufferArgs(const ir::BufferNode& b, size_t k, BufferVars vars,
+                                   bool dtype_always, bool quote_undefined, bool print_scope,
+                                   const VarSet* quote_first, const VarSet* quote_compound) {
+  // How often each var occurs in the buffer's fields, where strides or an offset var may be
+  // defined inline (A.strides[0], A.elem_offset) when met once, out of line when not.
+  absl::flat_hash_map<const void*, int> uses;
+  if (!b.strides().empty() || ir::Is<ir::TirVarNode>(b.elem_offset())) {
+    auto count = [&](const PrimExpr& e) {
+      if (e != nullptr) ir::VisitTirVars(e, [&](const ir::TirVar& v) { ++uses[v.get()]; });
+    };
+    count(b.elem_offset());
+    for (const PrimExpr& e : b.strides()) count(e);
+    for (const PrimExpr& e : b.shape()) count(e);
+  }
+  // The vars whose first dim is quoted; consumed dim by dim.
+  VarSet quote_vars;
+  if (quote_first != nullptr) quote_vars = *quote_first;
+  std::vector<std::string> def_names, def_values;
+  auto out_of_line = [&](const ir::TirVarNode& v) {
+    def_names.push_back(Define(&v, v.name(), k));
+    def_values.push_back(VarCreation(v));
+  };
+  auto new_var = [&](const PrimExpr& e) -> const ir::TirVarNode* {
+    const auto* v = ir::As<ir::TirVarNode>(e);
+    return v != nullptr && !IsDefined(v) ? v : nullptr;
+  };
+  // Shape: a dim with a var this declaration introduces is quoted when asked (signatures).
+  std::vector<std::string> dims;
+  for (const PrimExpr& e : b.shape()) {
+    if (e->kind() == ir::NodeKind::kIntImm) {  // most dims
+      dims.push_back(Text(e));
+      continue;
+    }
+    bool contains_new = false, contains_compound = false;
+    std::vector<const void*> in_dim;
+    ir::VisitTirVars(e, [&](const ir::TirVar& v) {
+      in_dim.push_back(v.get());
+      contains_new |= !IsDefined(v.get()) || quote_vars.count(v.get()) != 0;
+      contains_compound |= quote_compound != nullptr && quote_compound->count(v.get()) != 0;
+    });
+    if (const ir::TirVarNode* v = new_var(e); v != nullptr && vars == BufferVars::kMatchBuffer) {
+      out_of_line(*v);
+    }
+    std::string text = Text(e);
+    bool bare_compound = quote_compound != nullptr && ir::Is<ir::TirVarNode>(e) &&
+                         quote_compound->count(e.get()) != 0;
+    if ((quote_undefined && contains_new) || (contains_compound && !bare_compound)) {
+      text = QuoteString(text);
+    }
+    dims.push_back(std::move(text));
+    for (const void* v : in_dim) quote_vars.erase(v);
+  }
+  std::string out = Tuple(dims);
+  if (dtype_always || b.dtype() != DataType::Float(32))
+    out += ", " + QuoteString(b.dtype().ToString());
+  std::vector<std::string> kwargs;
+  if (!b.strides().empty()) {
+    std::vector<std::string> items;
+    for (size_t i = 0; i < b.strides().size(); ++i) {
+      const PrimExpr& e = b.strides()[i];
+      if (const ir::TirVarNode* v = new_var(e)) {
+        if (uses[v] == 1 && vars != BufferVars::kNone) {
+          DefineAs(v, names_.at(&b) + ".strides[" + std::to_string(i) + "]", k);
+          items.push_back(QuoteString(v->name()));
+          continue;
+        }
+        out_of_line(*v);
+      }
+      items.push_back(Text(e));
+    }
+    kwargs.push_back("strides=" + Tuple(items));
+  }
+  bool print_factor = false;
+  if (const PrimExpr& e = b.elem_offset(); e != nullptr) {
+    DataType index = b.shape().empty() ? DataType::Int(32) : b.shape()[0]->dtype();
+    if (const auto* imm = ir::As<ir::IntImmNode>(e)) {
+      if (imm->value() != 0 || !(imm->dtype() == index)) kwargs.push_back("elem_offset=" + Text(e));
+    } else if (const ir::TirVarNode* v = new_var(e)) {
+      // TVM defines a new offset var with the buffer (inline when met once) and then prints
+      // the offset factor instead of the offset.
+      if (uses[v] == 1 && vars != BufferVars::kNone) {
+        DefineAs(v, names_.at(&b) + ".elem_offset", k);
+      } else {
+        out_of_line(*v);
+      }
+      print_factor = true;
+    } else {
+      kwargs.push_back("elem_offset=" + Text(e));
+    }
+  }
+  if (print_scope && b.scope() != "global") kwargs.push_back("scope=" + QuoteString(b.scope()));
+  if (b.layout().data_alignment != 64) {
+    kwargs.push_back("align=" + std::to_string(b.layout().data_alignment));
+  }
+  if (print_factor || b.layout().offset_factor != 1) {
+    kwargs.push_back("offset_factor=" + std::to_string(b.layout().offset_factor));
+  }
+  if (def_names.size() == 1) Insert(k, def_names[0] + " = " + def_values[0]);
+  if (def_names.size() > 1) Insert(k, Join(def_names) + " = " + Join(def_values));
+  for (const std::string& kw : kwargs) out += ", " + kw;
+  return out;
+}
+
+// ---- Functions ----
+
+std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::string>* type_vars) {
+  // TVM since 2026: the int64 vars of param buffers that are no param are TypeVars, defined
+  // first; scalar params next (a buffer may name a later one); then each buffer inline.
+  VarSet runtime_params;
+  for (const ir::TirVar& p : f.params()) runtime_params.insert(p.get());
+  std::vector<const ir::TirVarNode*> tvs;
+  VarSet tv_set;
+  auto collect = [&](const PrimExpr& e) {
+    if (e == nullptr) return;
+    for (const ir::TirVar& v : ir::FreeTirVars(e)) {
+      if (!runtime_params.count(v.get()) && v->dtype() == DataType::Int(64) &&
+          tv_set.insert(v.get()).second) {
+        tvs.push_back(v.get());
+      }
+    }
+  };
+  for (const ir::TirVar& p : f.params()) {
+    const ir::Buffer* b = f.BufferOf(p.get());
+    if (b == nullptr) continue;
+    for (const PrimExpr& e : (*b)->shape()) collect(e);
+    for (const PrimExpr& e : (*b)->strides()) collect(e);
+    collect((*b)->elem_offset());
+  }
+  std::sort(tvs.begin(), tvs.end(),
+            [](const ir::TirVarNode* a, const ir::TirVarNode* b) { return a->name() < b->name(); });
+  std::vector<std::string> tv_names;
+  tv_names.reserve(tvs.size());
+  for (const ir::TirVarNode* v : tvs) tv_names.push_back(Define(v, v->name(), 0));
+  std::sort(tv_names.begin(), tv_names.end());
+  bool postponed = options_.pep695 && !tvs.empty();
+  for (const ir::TirVar& p : f.params()) {
+    if (f.BufferOf(p.get()) == nullptr) Define(p.get(), p->name(), 0);
+  }
+  VarSet bound;
+  std::vector<std::string> params;
+  for (const ir::TirVar& p : f.params()) {
+    const ir::Buffer* found = f.BufferOf(p.get());
+    if (found == nullptr) {
+      params.push_back(names_.at(p.get()) + ": T." + p->dtype().ToString());
+      bound.insert(p.get());
+      continue;
+    }
+    const ir::BufferNode& b = **found;
+    VarSet quote_vars, quote_compound, shape_vars;
+    for (const PrimExpr& e : b.shape()) {
+      ir::VisitTirVars(e, [&](const ir::TirVar& v) {
+        shape_vars.insert(v.get());
+        bool is_tv = tv_set.count(v.get()) != 0;
+        if (!postponed && !bound.count(v.get()) && !is_tv) quote_vars.insert(v.get());
+        if (!postponed && is_tv) quote_compound.insert(v.get());
+      });
+    }
+    std::string name = DefineBuffer(b, 0);
+    params.push_back(
+        name + ": T.Buffer(" +
+        BufferArgs(b, 0, BufferVars::kMatchBuffer, true, true, true, &quote_vars, &quote_compound) +
+        ")");
+    bound.insert(shape_vars.begin(), shape_vars.end());
+  }
+  if (type_vars != nullptr) *type_vars = tv_names;
+  std::string head = f.name();
+  if (postponed) head += "[" + Join(tv_names) + "]";
+  return head + "(" + Join(params) + ")";
+}
+
+std::string TirPrinter::ClassicSignature(const ir::PrimFuncNode& f) {
+  // A buffer param prints inline when its shape uses only params declared before it; the
+  // others are T.handle params matched in the body (Function prints the match_buffer lines).
+  std::unordered_set<const void*> defined;
+  std::vector<std::string> params;
+  for (const ir::TirVar& p : f.params()) {
+    const ir::Buffer* buffer = f.BufferOf(p.get());
+    bool inline_buffer =
+        buffer != nullptr && (*buffer)->scope() == "global" && (*buffer)->has_default_layout();
+    if (buffer != nullptr) {
+      for (const PrimExpr& d : (*buffer)->shape()) {
+        ir::VisitTirVars(
+            d, [&](const ir::TirVar& v) { inline_buffer &= defined.count(v.get()) != 0; });
+      }
+    }
+    defined.insert(p.get());
+    if (inline_buffer) {
+      // The param is the buffer (one name).
+      std::string name = DefineBuffer(**buffer, 0);
+      DefineAs(p.get(), name, 0);
+      params.push_back(name + ": T.Buffer(" +
+                       BufferArgs(**buffer, 0, BufferVars::kNone, true, false, true) + ")");
+    } else {
+      params.push_back(Define(p.get(), p->name(), 0) + ": T." + p->dtype().ToString());
+    }
+  }
+  return f.name() + "(" + Join(params) + ")";
+}
+
+std::string TirPrinter::Function(const ir::PrimFuncNode& f, std::vector<std::string>* type_vars) {
+  func_ = &f;
+  OpenFrame(&f, 1);
+  std::vector<std::string> kwargs;
+  if (f.is_private()) kwargs.push_back("private=True");
+  if (options_.sblock && (f.s_tir() || (options_.s_tir_for_blocks && ContainsBlock(f.body())))) {
+    kwargs.push_back("s_tir=True");
+  }
+  std::string decorator = kwargs.empty() ? "@T.prim_func" : "@T.prim_func(" + Join(kwargs) + ")";
+  std::string signature = options_.quoted_signature ? Signature(f, type_vars) : ClassicSignature(f);
+  Emit(0, decorator);
+  Emit(0, "def " + signature + ":");
+  if (!f.attrs().empty()) {
+    BeginStmt();
+    Line("T.func_attr(" + AttrDict(f.attrs()) + ")");
+  }
+  if (!options_.quoted_signature) {
+    // The params not printed inline: the vars their shapes introduce, then a match_buffer.
+    for (const ir::TirVar& p : f.params()) {
+      const ir::Buffer* found = f.BufferOf(p.get());
+      if (found == nullptr || IsDefined(found->get())) continue;
+      const ir::BufferNode& b = **found;
+      BeginStmt();
+      std::string name = DefineBuffer(b, 0);
+      Line(name + " = T.match_buffer(" + names_.at(p.get()) + ", " +
+           BufferArgs(b, 0, BufferVars::kMatchBuffer, false, false, true) + ")");
+    }
+  }
+  if (IsImplicitRoot(f.body())) {
+    const ir::BlockNode& root = *ir::As<ir::BlockRealizeNode>(f.body())->block();
+    BeginStmt();
+    Line(std::string("# with T.") + BlockWord() + "(\"root\"):");
+    for (const ir::Buffer& b : root.alloc_buffers()) {
+      BeginStmt();
+      std::string name = DefineBuffer(*b, 0);
+      Line(name + " = " +
+           AllocBufferDecl(*b, options_.sblock ? "sblock_alloc_buffer" : "alloc_buffer"));
+    }
+    Body(root.body(), true);
+  } else {
+    Body(f.body(), true);
+  }
+  CloseFrame();
+  if (!out_.empty() && out_.back() == '\n') out_.pop_back();
+  return std::move(out_);
+}
+
+std::string TirPrinter::AllocBufferDecl(const ir::BufferNode& b, const char* method) {
+  std::string name = method;
+  bool print_scope = true;
+  if (name == "alloc_statement") {
+    // An allocation statement (TVM since 2026): shared and local ones have their own spelling.
+    name = b.scope() == "shared"  ? "alloc_shared"
+           : b.scope() == "local" ? "alloc_local"
+                                  : "alloc_buffer";
+    print_scope = name == "alloc_buffer";
+  }
+  return "T." + name + "(" + BufferArgs(b, Top(), BufferVars::kData, false, false, print_scope) +
+         ")";
+}
+
+std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options,
+                             std::vector<std::string>* type_vars) {
+  return TirPrinter(options).Function(func, type_vars);
+}
+
+std::string TirExprText(const PrimExpr& e) {
+  return ir::FormatPrimExpr(e, ir::PrimTextOptions::Tir()).text;
 }
 
 }  // namespace pipesplit::script::printer

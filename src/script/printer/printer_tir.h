@@ -3,6 +3,7 @@
 #define PIPESPLIT_SRC_SCRIPT_PRINTER_PRINTER_TIR_H_
 
 #include <string>
+#include <vector>
 
 #include "pipesplit/ir/expr.h"
 
@@ -15,11 +16,20 @@ struct TirPrintOptions {
   // With `sblock`: also mark s_tir=True on a function that has blocks (a module converted
   // from the T.block spelling, whose functions did not say it).
   bool s_tir_for_blocks = false;
+  // TVM's signatures since its 2026 StructInfo -> Type change (the current Relax syntax):
+  // every buffer param inline, a dim that introduces a var quoted (`T.Buffer(("n", n))`, the
+  // var declared first in the body), int64 shape vars that are no param module-level TypeVars
+  // (bare); else the classic ones (T.handle params matched in the body).
+  bool quoted_signature = false;
+  // With quoted_signature: TypeVars as PEP 695 type parameters (`def f[n](...)`).
+  bool pep695 = false;
 };
 
 // The decorator, the def line and the body (4-space indents relative to the def line), without
-// a final newline.
-std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options = {});
+// a final newline. `type_vars` (when given) receives the names of the module-level TypeVars the
+// signature uses, sorted.
+std::string PrintTirFunction(const ir::PrimFuncNode& func, const TirPrintOptions& options = {},
+                             std::vector<std::string>* type_vars = nullptr);
 
 // A PrimExpr as TVM prints it inside TIR (ir::PrimTextOptions::Tir): int32 literals plain,
 // other immediates as T.int64(4) / T.float16(7) / T.bool(True), buffer loads A[i, j].

@@ -193,7 +193,11 @@ void Lowerer::BindSymbolicDecl(const PyExpr* target, const Value& value) {
     Error(target, "symbolic variable '" + value.s + "' must be assigned to a name '" + value.s +
                       "', not '" + name + "'");
   }
-  if (const Value* prev = symbols_.Lookup(name)) {
+  const Value* prev = symbols_.Lookup(name);
+  // A module-level TypeVar the signature did not name: the body declares a var of its own
+  // (TVM prints a var first seen in the body there, whatever TypeVar shares its name).
+  if (prev != nullptr && prev->kind == Value::Kind::kTypeVar) prev = nullptr;
+  if (prev != nullptr) {
     // A symbolic var, or (current syntax) a Relax var of prim type that is one.
     ir::PrimExpr prim = prev->kind == Value::Kind::kPrim ? prev->prim : PrimOfVar(*prev);
     const auto* var = ir::As<ir::TirVarNode>(prim);

@@ -329,6 +329,8 @@ void Lowerer::LowerStatement(const PyStmt* stmt, bool top_level, ir::Expr* ret) 
     case PyStmtKind::kImport:
       Error(span, "imports are not allowed inside a function");
     case PyStmtKind::kFor:
+    case PyStmtKind::kWhile:
+    case PyStmtKind::kAssert:
     case PyStmtKind::kUnsupported:
       break;
   }

@@ -359,8 +359,9 @@ class Lowerer {
   LexInfo lex_info_;
   bool current_syntax_ = false;  // the file uses the current (Aug 2026) syntax
   bool future_annotations_ = false;
-  bool uses_type_var_decls_ = false;  // module-level `n = TypeVar("n")`
-  bool tir_sblock_ = false;           // TIR spelled T.sblock / s_tir=True (TVM since 2026)
+  bool uses_type_var_decls_ = false;                // module-level `n = TypeVar("n")`
+  std::unordered_set<std::string> type_var_names_;  // their names (for the TIR functions)
+  bool tir_sblock_ = false;  // TIR spelled T.sblock / s_tir=True (TVM since 2026)
   ir::IRModule module_;
   std::string module_name_;
   NameMap<ir::GlobalVar> globals_;
@@ -426,6 +427,10 @@ inline std::string RenderStructInfo(const ir::StructInfo& sinfo) {
   options.one_line = true;
   return PrintStructInfo(sinfo, options);
 }
+
+// Gives each kernel the shape vars of the one Relax function that calls it, where its calls
+// align them (parser_kernel_vars.cc): the sharing LegalizeOps made and TVM's printer hides.
+void ShareKernelVars(ir::IRModule* mod);
 
 }  // namespace pipesplit::script
 

@@ -165,6 +165,7 @@ ir::IRModule Lowerer::Run() {
         }
         if (v->items.size() > 2) Error(v->items[2], "a symbolic TypeVar takes no constraints");
         uses_type_var_decls_ = true;
+        type_var_names_.insert(std::string(s->target->text));
         Value tv;
         tv.kind = Value::Kind::kTypeVar;
         tv.s = std::string(s->target->text);
@@ -187,6 +188,7 @@ ir::IRModule Lowerer::Run() {
     Error(SpanOf(0, end), "expected an @I.ir_module class");
   }
   LowerModuleClass(module_class);
+  ShareKernelVars(&module_);
   module_.set_syntax(current_syntax_ ? ir::Syntax::kCurrent : ir::Syntax::kClassic);
   module_.set_has_omitted_metadata(lex_info_.metadata_omitted_comment || metadata_referenced_);
   ir::ScriptStyle style;
@@ -422,7 +424,13 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
   }
   std::string name(def->name);
   bool uses_sblock = false;
-  module_.Add(globals_.at(name), LowerTirFunction(file_, def, is_private, s_tir, &uses_sblock));
+  TirLowerOptions tir_options;
+  tir_options.is_private = is_private;
+  tir_options.s_tir = s_tir;
+  tir_options.type_vars = &type_var_names_;
+  tir_options.max_depth = options_.max_depth;
+  tir_options.current_syntax = current_syntax_;
+  module_.Add(globals_.at(name), LowerTirFunction(file_, def, tir_options, &uses_sblock));
   tir_sblock_ |= s_tir || uses_sblock;
 }
 

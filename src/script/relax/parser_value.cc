@@ -198,6 +198,11 @@ ir::Expr Lowerer::ToExpr(const Value& v, const PyExpr* node) {
     case Value::Kind::kInt:
       return ir::Make<ir::PrimValueNode>(MakeIntImm(v.i, DataType::Int(64), node), span);
     case Value::Kind::kBool:
+      // Classic TVM reads a Python bool as an int; since its 2026 Type change as a bool.
+      if (current_syntax_) {
+        return ir::Make<ir::PrimValueNode>(
+            ir::Make<ir::IntImmNode>(DataType::Bool(), v.b ? 1 : 0, span), span);
+      }
       return ir::Make<ir::PrimValueNode>(MakeIntImm(v.b ? 1 : 0, DataType::Int(64), node), span);
     case Value::Kind::kFloat:
       return ir::Make<ir::PrimValueNode>(ir::Make<ir::FloatImmNode>(DataType::Float(64), v.f, span),

@@ -134,6 +134,8 @@ enum class PyStmtKind : uint8_t {
   kImport,       // import / from ... import ...
   kOpaqueDef,    // @I.pyfunc (body kept as text) or @T.prim_func (params and body parsed as TIR)
   kFor,          // for target in value: body (only inside a @T.prim_func)
+  kWhile,        // while value: body (only inside a @T.prim_func)
+  kAssert,       // assert value[, target] (only inside a @T.prim_func; target: the message)
   kUnsupported,  // for / while / try / ... (text = keyword), reported by the lowering
 };
 

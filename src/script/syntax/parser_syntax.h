@@ -81,6 +81,7 @@ class SyntaxParser {
   PyStmt* ParseOpaqueDef(uint32_t begin, std::vector<PyExpr*> decorators);
   PyStmt* ParsePrimFuncDef(uint32_t begin, std::vector<PyExpr*> decorators);
   PyStmt* ParseFor();
+  PyStmt* ParseWhile();  // inside a @T.prim_func
   PyStmt* ParseImport();
   std::vector<PyParam> ParseParams();
   std::vector<PyParam> ParseTypeParams();

@@ -118,6 +118,10 @@ void SyntaxParser::ParseStatement(std::vector<PyStmt*>* out) {
       out->push_back(ParseFor());
       return;
     }
+    if (kw == "while" && prim_func_depth_ > 0) {
+      out->push_back(ParseWhile());
+      return;
+    }
     if (kw == "for" || kw == "while" || kw == "try" || kw == "async") {
       ErrorAt(t, "unsupported statement '" + std::string(kw) + "'");
     }
@@ -157,6 +161,15 @@ PyStmt* SyntaxParser::ParseSmallStatement() {
       return s;
     }
     if (kw == "import" || kw == "from") return ParseImport();
+    if (kw == "assert" && prim_func_depth_ > 0) {
+      Next();
+      PyStmt* s = tree_->NewStmt(PyStmtKind::kAssert);
+      s->begin = t.begin;
+      s->value = ParseTest();
+      if (AcceptPunct(Punct::kComma)) s->target = ParseTest();
+      s->end = prev_end_;
+      return s;
+    }
     if (kw == "del" || kw == "global" || kw == "nonlocal" || kw == "assert" || kw == "raise" ||
         kw == "break" || kw == "continue" || kw == "yield" || kw == "await") {
       ErrorAt(t, "unsupported statement '" + std::string(kw) + "'");
@@ -448,6 +461,17 @@ PyStmt* SyntaxParser::ParseFor() {
   ExpectPunct(Punct::kColon);
   s->end = prev_end_;
   s->body = ParseSuite();
+  return s;
+}
+
+PyStmt* SyntaxParser::ParseWhile() {
+  PyStmt* s = tree_->NewStmt(PyStmtKind::kWhile);
+  s->begin = Next().begin;  // 'while'
+  s->value = ParseTest();
+  ExpectPunct(Punct::kColon);
+  s->end = prev_end_;
+  s->body = ParseSuite();
+  if (AtKeyword("else")) ErrorAt(Peek(), "'else' after a while loop is not supported");
   return s;
 }
 

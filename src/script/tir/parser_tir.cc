@@ -47,10 +47,10 @@ std::vector<const PyExpr*> TirTargetNames(const TirLowerer& lowerer, const PyExp
   return out;
 }
 
-ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def, bool is_private,
-                              bool s_tir, bool* uses_sblock) {
-  TirLowerer lowerer(file);
-  ir::PrimFunc func = lowerer.Function(def, is_private, s_tir);
+ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def,
+                              const TirLowerOptions& options, bool* uses_sblock) {
+  TirLowerer lowerer(file, options);
+  ir::PrimFunc func = lowerer.Function(def);
   if (uses_sblock != nullptr) *uses_sblock = lowerer.uses_sblock();
   return func;
 }
@@ -66,32 +66,13 @@ ir::TirVar TirLowerer::NewVar(const PyExpr* name_expr, DataType dtype) {
   return NewVar(name_expr->text, dtype, name_expr->begin, name_expr->end);
 }
 
-ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private, bool s_tir) {
+ir::PrimFunc TirLowerer::Function(const PyStmt* def) {
   Push();
   ir::PrimFuncNode::Fields f;
   f.name = std::string(def->name);
-  f.is_private = is_private;
-  f.s_tir = s_tir;
-  for (const PyParam& p : def->params) {
-    const PyExpr* ann = p.annotation;
-    if (ann == nullptr) Error(p.begin, p.end, "a TIR parameter needs a type annotation");
-    if (p.default_value != nullptr) Error(p.default_value, "TIR parameters take no defaults");
-    std::string type = DottedName(ann);
-    if (type == "T.handle") {
-      f.params.push_back(NewVar(p.name, DataType::Handle(), p.begin, p.end));
-    } else if (TirCallee(ann) == "T.Buffer") {
-      ir::Buffer buffer = BufferDecl(ann, 1, std::string(p.name));
-      auto var = ir::Make<ir::TirVarNode>(std::string(p.name), DataType::Handle(), false,
-                                          SpanOf(p.begin, p.end));
-      f.params.push_back(var);
-      f.buffer_map.emplace_back(var, buffer);
-      Define(p.name, {nullptr, buffer});
-    } else if (type.rfind("T.", 0) == 0 && DataType::Parse(type.substr(2))) {
-      f.params.push_back(NewVar(p.name, *DataType::Parse(type.substr(2)), p.begin, p.end));
-    } else {
-      Error(ann, "unsupported TIR parameter type; expected T.handle, T.Buffer(...) or a dtype");
-    }
-  }
+  f.is_private = options_.is_private;
+  f.s_tir = options_.s_tir;
+  Signature(def, &f);
   size_t first = 0;
   Preamble(def, &f, &first);
   allocs_ = &root_allocs_;
@@ -117,7 +98,7 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private, bool s_tir
   f.body = std::move(body);
   // A public function's global symbol is its name: TVM sets it so when it is not written, and
   // does not print it when it is the name.
-  if (!is_private) {
+  if (!options_.is_private) {
     std::erase_if(f.attrs, [&](const auto& attr) {
       const std::string* symbol = attr.second.as_string();
       return attr.first == "global_symbol" && symbol != nullptr && *symbol == f.name;
@@ -127,9 +108,55 @@ ir::PrimFunc TirLowerer::Function(const PyStmt* def, bool is_private, bool s_tir
   return ir::Make<ir::PrimFuncNode>(std::move(f), SpanOf(def->begin, def->end));
 }
 
+void TirLowerer::Signature(const PyStmt* def, ir::PrimFuncNode::Fields* f) {
+  // Scalar params first: a buffer's shape may name a param that comes after it.
+  std::vector<ir::TirVar> params(def->params.size());
+  for (size_t i = 0; i < def->params.size(); ++i) {
+    const PyParam& p = def->params[i];
+    const PyExpr* ann = p.annotation;
+    if (ann == nullptr) Error(p.begin, p.end, "a TIR parameter needs a type annotation");
+    if (p.default_value != nullptr) Error(p.default_value, "TIR parameters take no defaults");
+    std::string type = DottedName(ann);
+    if (type == "T.handle") {
+      params[i] = NewVar(p.name, DataType::Handle(), p.begin, p.end);
+    } else if (TirCallee(ann) == "T.Buffer") {
+      continue;
+    } else if (type.rfind("T.", 0) == 0 && DataType::Parse(type.substr(2))) {
+      params[i] = NewVar(p.name, *DataType::Parse(type.substr(2)), p.begin, p.end);
+    } else {
+      Error(ann, "unsupported TIR parameter type; expected T.handle, T.Buffer(...) or a dtype");
+    }
+  }
+  // The symbolic vars the body declares first (`m, n = T.int32(), T.int32()`), which quoted
+  // dims of the signature name.
+  for (const PyStmt* s : def->body) {
+    bool preamble = s->kind == PyStmtKind::kAssign || s->kind == PyStmtKind::kExpr;
+    if (!preamble) break;
+    std::string callee = TirCallee(s->value);
+    if (s->kind == PyStmtKind::kExpr && callee == "T.func_attr") continue;
+    if (s->kind == PyStmtKind::kAssign && callee == "T.match_buffer") continue;
+    if (s->kind != PyStmtKind::kAssign || !DeclareVars(s)) break;
+    predeclared_.insert(s);
+  }
+  in_signature_ = true;
+  for (size_t i = 0; i < def->params.size(); ++i) {
+    const PyParam& p = def->params[i];
+    if (params[i] == nullptr) {
+      ir::Buffer buffer = BufferDecl(p.annotation, 1, std::string(p.name));
+      params[i] = ir::Make<ir::TirVarNode>(std::string(p.name), DataType::Handle(), false,
+                                           SpanOf(p.begin, p.end));
+      f->buffer_map.emplace_back(params[i], buffer);
+      Define(p.name, {nullptr, buffer});
+    }
+  }
+  in_signature_ = false;
+  f->params = std::move(params);
+}
+
 void TirLowerer::Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* f, size_t* first) {
   for (; *first < def->body.size(); ++*first) {
     const PyStmt* s = def->body[*first];
+    if (predeclared_.count(s)) continue;
     if (s->kind == PyStmtKind::kExpr && TirCallee(s->value) == "T.func_attr") {
       const PyExpr* call = s->value;
       if (call->items.size() != 2) Error(call, "T.func_attr expects one dictionary argument");
@@ -159,6 +186,15 @@ void TirLowerer::Preamble(const PyStmt* def, ir::PrimFuncNode::Fields* f, size_t
     if (s->kind == PyStmtKind::kAssign && DeclareVars(s)) continue;
     break;
   }
+}
+
+bool TirLowerer::DeclareBuffer(const PyStmt* s) {
+  if (TirCallee(s->value) != "T.Buffer") return false;
+  if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a buffer name");
+  ir::Buffer buffer = BufferDecl(s->value, 1, std::string(s->target->text));
+  Define(s->target->text, {nullptr, buffer});
+  pending_buffers_[std::string(s->target->text)] = buffer;
+  return true;
 }
 
 bool TirLowerer::DeclareVars(const PyStmt* s) {
@@ -201,6 +237,10 @@ ir::Stmt TirLowerer::Stmt(const std::vector<PyStmt*>& body, size_t* i) {
       return nullptr;
     case PyStmtKind::kFor:
       return For(s);
+    case PyStmtKind::kWhile:
+      return While(s);
+    case PyStmtKind::kAssert:
+      return Assert(s);
     case PyStmtKind::kWith:
       return With(s);
     case PyStmtKind::kIf: {
@@ -225,6 +265,17 @@ ir::Stmt TirLowerer::Stmt(const std::vector<PyStmt*>& body, size_t* i) {
         return ir::Make<ir::EvaluateNode>(Expr(e->items[1]), span);
       }
       if (callee == "T.func_attr") Error(e, "T.func_attr must come first in the function body");
+      if (callee == "T.attr") {
+        // A statement scoping over the rest of the sequence.
+        size_t rest = *i;
+        *i = body.size();
+        return AttrStmt(s, e, nullptr, [&] {
+          Push();
+          ir::Stmt stmt = Body(body, rest);
+          Pop();
+          return stmt;
+        });
+      }
       if (callee == "T.reads" || callee == "T.writes" || callee == "T.where" ||
           callee == "T.block_attr" || callee == "T.sblock_attr") {
         Error(e, callee + " is only allowed at the start of a block");
@@ -269,7 +320,19 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
   const PyStmt* s = body[*i - 1];
   Span span = SpanOf(s->begin, s->end);
   const PyExpr* target = s->target;
+  bool is_let = s->annotation != nullptr && s->annotation->kind == PyExprKind::kSubscript &&
+                DottedName(s->annotation->items[0]) == "T.let";
+  if (s->annotation != nullptr && !is_let && options_.s_tir) return ScalarAlloc(body, i);
   if (s->value == nullptr) Error(s->begin, s->end, "a TIR declaration needs a value");
+  if (target->kind == PyExprKind::kName && s->kind == PyStmtKind::kAssign) {
+    // `x = value` to a scalar buffer (`x: T.int32` before) stores to it.
+    const Symbol* sym = Find(target->text);
+    if (sym != nullptr && sym->buffer != nullptr && sym->buffer->layout().scalar) {
+      PrimExpr value = Expr(s->value, sym->buffer->dtype());
+      return ir::Make<ir::BufferStoreNode>(
+          sym->buffer, value, std::vector<PrimExpr>{ir::IntImm(0, DataType::Int(32))}, span);
+    }
+  }
   if (target->kind == PyExprKind::kSubscript) {
     const PyExpr* name = target->items[0];
     const Symbol* sym = name->kind == PyExprKind::kName ? Find(name->text) : nullptr;
@@ -283,6 +346,37 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
   }
   std::string callee = TirCallee(s->value);
   if (s->kind == PyStmtKind::kAssign && DeclareVars(s)) return nullptr;
+  if (s->kind == PyStmtKind::kAssign && DeclareBuffer(s)) return nullptr;
+  if (callee == "T.env_thread") {
+    // x = T.env_thread("threadIdx.x"): a thread var launched later by T.launch_thread(x, n).
+    const PyExpr* call = s->value;
+    if (call->items.size() != 2 || call->items[1]->kind != PyExprKind::kString ||
+        !call->keywords.empty()) {
+      Error(call, "T.env_thread expects a thread tag string");
+    }
+    ir::TirVar var = NewVar(target, DataType::Int(32));
+    env_threads_[var.get()] = std::string(call->items[1]->str);
+    return nullptr;
+  }
+  if (callee == "T.launch_thread") {
+    if (s->kind != PyStmtKind::kAssign) Error(s->annotation, "T.launch_thread takes no annotation");
+    size_t rest = *i;
+    *i = body.size();
+    return AttrStmt(s, s->value, target, [&] { return Body(body, rest); });
+  }
+  bool statement_alloc = callee == "T.alloc_shared" || callee == "T.alloc_local" ||
+                         (callee == "T.alloc_buffer" && options_.s_tir);
+  if (statement_alloc) {
+    // An allocation statement (TVM since 2026): the buffer lives for the rest of the sequence.
+    if (target->kind != PyExprKind::kName) Error(target, "expected a buffer name");
+    ir::Buffer buffer = BufferDecl(s->value, 1, std::string(target->text));
+    Push();
+    Define(target->text, {nullptr, buffer});
+    ir::Stmt rest = Body(body, *i);
+    Pop();
+    *i = body.size();
+    return ir::Make<ir::AllocBufferNode>(buffer, rest, span);
+  }
   if (callee == "T.alloc_buffer" || callee == "T.sblock_alloc_buffer" ||
       callee == "T.decl_buffer") {
     if (target->kind != PyExprKind::kName) Error(target, "expected a buffer name");
@@ -324,6 +418,44 @@ ir::Stmt TirLowerer::Assign(const std::vector<PyStmt*>& body, size_t* i) {
   Pop();
   *i = body.size();
   return ir::Make<ir::LetStmtNode>(var, value, rest, span);
+}
+
+ir::Stmt TirLowerer::ScalarAlloc(const std::vector<PyStmt*>& body, size_t* i) {
+  // `x: T.int32 [= value]` (TVM since 2026): a local scalar buffer, read and written as `x`,
+  // for the rest of the sequence.
+  const PyStmt* s = body[*i - 1];
+  Span span = SpanOf(s->begin, s->end);
+  if (s->target->kind != PyExprKind::kName) Error(s->target, "expected a variable name");
+  std::string type = DottedName(s->annotation);
+  std::optional<DataType> dtype;
+  if (type.rfind("T.", 0) == 0) dtype = DataType::Parse(type.substr(2));
+  if (!dtype || *dtype == DataType::Handle()) {
+    Error(s->annotation, "expected a TIR dtype annotation such as T.int32 (or T.let[...])");
+  }
+  ir::BufferLayout layout;
+  layout.scalar = true;
+  ir::Buffer buffer = ir::MakeBuffer(std::string(s->target->text), *dtype,
+                                     std::vector<PrimExpr>{ir::IntImm(1, DataType::Int(32))},
+                                     "local", SpanOf(s->target), std::move(layout));
+  PrimExpr value;
+  if (s->value != nullptr) value = Expr(s->value, *dtype);
+  Push();
+  Define(s->target->text, {nullptr, buffer});
+  std::vector<ir::Stmt> stmts;
+  if (value != nullptr) {
+    stmts.push_back(ir::Make<ir::BufferStoreNode>(
+        buffer, value, std::vector<PrimExpr>{ir::IntImm(0, DataType::Int(32))}, span));
+  }
+  bool nothing_after = *i == body.size();
+  ir::Stmt rest = Body(body, *i);
+  Pop();
+  *i = body.size();
+  if (const auto* seq = ir::As<ir::SeqStmtNode>(rest)) {
+    stmts.insert(stmts.end(), seq->seq().begin(), seq->seq().end());
+  } else if (!nothing_after || stmts.empty()) {
+    stmts.push_back(rest);
+  }
+  return ir::Make<ir::AllocBufferNode>(buffer, ir::MakeSeq(std::move(stmts)), span);
 }
 
 ir::Stmt TirLowerer::For(const PyStmt* s) {
@@ -434,6 +566,12 @@ ir::Stmt TirLowerer::For(const PyStmt* s) {
 ir::Stmt TirLowerer::With(const PyStmt* s) {
   std::string callee = TirCallee(s->value);
   if (callee == "T.block" || callee == "T.sblock") return BlockStmt(s);
+  if (callee == "T.launch_thread" || callee == "T.attr") {
+    return AttrStmt(s, s->value, s->target, [&] {
+      ir::Stmt stmt = Body(s->body, 0);
+      return stmt;
+    });
+  }
   if (callee == "T.init") Error(s->value, "T.init() is only allowed at the start of a block");
   Error(s->value, "unsupported with statement in a TIR function");
 }

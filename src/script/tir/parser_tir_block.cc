@@ -95,6 +95,8 @@ bool TirLowerer::BlockPart(const PyStmt* s, BlockParts* parts) {
   if (s->kind == PyStmtKind::kAssign && callee.rfind("T.axis.", 0) == 0) {
     return BlockAxis(s, callee, parts);
   }
+  // `X = T.Buffer(...)`: a buffer the block's regions name ahead of its definition.
+  if (s->kind == PyStmtKind::kAssign && DeclareBuffer(s)) return true;
   if (s->kind == PyStmtKind::kExpr) {
     const PyExpr* call = s->value;
     if (callee == "T.where") {
@@ -230,9 +232,12 @@ bool TirLowerer::BlockAxis(const PyStmt* s, const std::string& callee, BlockPart
       dom = {begin, ExtentOf(begin, Expr(d->items[1], begin->dtype()))};
     } else {
       // A bare extent stays an int32 literal whatever the value's dtype, as in TVM:
-      // `T.axis.spatial(1, T.int64(0))`.
+      // `T.axis.spatial(1, T.int64(0))`. Since 2026 the domain starts at an int32 0, which is
+      // why TVM then prints such an axis of an int64 loop without T.axis.remap; before, at a 0
+      // of the extent's dtype (an axis of its loop's range prints as T.axis.remap).
       PrimExpr extent = Expr(d, d->kind == PyExprKind::kInt ? std::nullopt : hint);
-      dom = {ir::IntImm(0, extent->dtype()), extent};
+      DataType min_dtype = options_.current_syntax ? DataType::Int(32) : extent->dtype();
+      dom = {ir::IntImm(0, min_dtype), extent};
     }
     DataType var_dtype = value != nullptr ? value->dtype() : dom.extent->dtype();
     parts->fields.iter_vars.push_back({NewVar(s->target, var_dtype), dom, type});

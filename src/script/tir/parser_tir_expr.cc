@@ -1,9 +1,11 @@
 // TIR lowering, part 1: expressions, buffer regions, buffer declarations and attributes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "pipesplit/ir/arith.h"
 #include "pipesplit/support/diagnostic.h"
+#include "src/script/syntax/lexer.h"
 #include "src/script/syntax/parser_syntax.h"
 #include "src/script/tir/parser_tir.h"
 
@@ -187,10 +189,12 @@ DataType TirLowerer::DTypeArg(const PyExpr* e) {
 }
 
 const std::vector<PrimExpr>* TirLowerer::Sequence(const PyExpr* e) {
-  if (e->kind == PyExprKind::kAttribute && e->text == "shape" &&
-      e->items[0]->kind == PyExprKind::kName) {  // A.shape
+  if (e->kind == PyExprKind::kAttribute && (e->text == "shape" || e->text == "strides") &&
+      e->items[0]->kind == PyExprKind::kName) {  // A.shape, A.strides
     const Symbol* sym = Find(e->items[0]->text);
-    if (sym != nullptr && sym->buffer != nullptr) return &sym->buffer->shape();
+    if (sym != nullptr && sym->buffer != nullptr) {
+      return e->text == "shape" ? &sym->buffer->shape() : &sym->buffer->strides();
+    }
   }
   if (e->kind == PyExprKind::kName) {  // the name of `for iters in T.grid(m, n)`
     const Symbol* sym = Find(e->text);
@@ -262,14 +266,58 @@ ir::BufferRegion TirLowerer::Region(const PyExpr* e) {
   return region;
 }
 
+PrimExpr TirLowerer::ShapeDim(const PyExpr* e) {
+  if (e->kind != PyExprKind::kString) return Expr(e);
+  // A quoted dim of a signature: an expression naming vars declared at the start of the body.
+  if (!in_signature_) Error(e, "a quoted dim is only allowed in a function signature");
+  std::string_view t = e->text;
+  if (t.size() < 2 || (t[0] != '"' && t[0] != '\'') || t.back() != t[0] ||
+      t.substr(1, t.size() - 2).find_first_of("\\\"'") != std::string_view::npos) {
+    Error(e, "a quoted dim must be a plain string literal");
+  }
+  std::vector<Token> tokens = LexExpression(file_, e->begin + 1, e->end - 1, options_.max_depth);
+  if (tokens.size() <= 1) Error(e, "empty quoted dim");
+  SyntaxTree tree;
+  SyntaxParser parser(file_, tokens, options_.max_depth, &tree);
+  const PyExpr* expr = parser.ParseStandaloneExpression();
+  if (expr->kind == PyExprKind::kString) Error(e, "a quoted dim must not hold a string");
+  return Expr(expr);
+}
+
 ir::Buffer TirLowerer::BufferDecl(const PyExpr* call, size_t first_arg, std::string name) {
   std::string callee = DottedName(call->items[0]);
   std::vector<PrimExpr> shape;
   DataType dtype = DataType::Float(32);
-  std::string scope = "global";
+  std::string scope = callee == "T.alloc_shared"  ? "shared"
+                      : callee == "T.alloc_local" ? "local"
+                                                  : "global";
   bool has_shape = false;
+  const PyExpr* strides = nullptr;
+  const PyExpr* elem_offset = nullptr;
+  ir::BufferLayout layout;
+  auto read_shape = [&](const PyExpr* e) {
+    if (e->kind != PyExprKind::kTuple && e->kind != PyExprKind::kList) {
+      const std::vector<PrimExpr>* seq = Sequence(e);  // A.shape
+      shape = seq != nullptr ? *seq : std::vector<PrimExpr>{ShapeDim(e)};
+      return;
+    }
+    for (const PyExpr* d : e->items) {
+      if (d->kind == PyExprKind::kStarred) {
+        std::vector<PrimExpr> unpacked = Exprs(d);
+        shape.insert(shape.end(), unpacked.begin(), unpacked.end());
+      } else {
+        shape.push_back(ShapeDim(d));
+      }
+    }
+  };
+  auto int_arg = [&](const PyExpr* v, const char* what) {
+    std::optional<int64_t> value;
+    if (v->kind == PyExprKind::kInt) value = ir::AsConstInt(Expr(v));
+    if (!value || *value < 0) Error(v, std::string(what) + " must be a non-negative integer");
+    return *value;
+  };
   if (call->items.size() > first_arg) {
-    shape = Exprs(call->items[first_arg]);
+    read_shape(call->items[first_arg]);
     has_shape = true;
   }
   if (call->items.size() > first_arg + 1) dtype = DTypeArg(call->items[first_arg + 1]);
@@ -281,15 +329,66 @@ ir::Buffer TirLowerer::BufferDecl(const PyExpr* call, size_t first_arg, std::str
       if (kw.value->kind != PyExprKind::kString) Error(kw.value, "expected a scope string");
       scope = std::string(kw.value->str);
     } else if (kw.name == "shape") {
-      shape = Exprs(kw.value);
+      read_shape(kw.value);
       has_shape = true;
+    } else if (kw.name == "strides") {
+      strides = kw.value;
+    } else if (kw.name == "elem_offset") {
+      elem_offset = kw.value;
+    } else if (kw.name == "offset_factor") {
+      layout.offset_factor = int_arg(kw.value, "offset_factor");
+    } else if (kw.name == "align") {
+      layout.data_alignment = int_arg(kw.value, "align");
     } else {
       Error(kw.name_begin, kw.name_begin + static_cast<uint32_t>(kw.name.size()),
             "unsupported argument '" + std::string(kw.name) + "' of " + callee);
     }
   }
   if (!has_shape) Error(call, callee + " needs a shape");
-  return ir::MakeBuffer(std::move(name), dtype, std::move(shape), std::move(scope), SpanOf(call));
+  // The index dtype of the vars the declaration introduces (TVM: the first dim's).
+  DataType index_dtype = shape.empty() ? DataType::Int(32) : shape[0]->dtype();
+  if (strides != nullptr) {
+    if (strides->kind != PyExprKind::kTuple && strides->kind != PyExprKind::kList) {
+      Error(strides, "strides must be a tuple");
+    }
+    for (const PyExpr* st : strides->items) {
+      // A string names a new var (`strides=("s1", "s0")`, read back as A.strides[i]).
+      layout.strides.push_back(
+          st->kind == PyExprKind::kString
+              ? ir::Make<ir::TirVarNode>(std::string(st->str), index_dtype, false, SpanOf(st))
+              : Expr(st));
+    }
+  }
+  if (elem_offset != nullptr) {
+    layout.elem_offset = Expr(elem_offset);
+  } else if (layout.offset_factor != 0 &&
+             std::any_of(call->keywords.begin(), call->keywords.end(),
+                         [](const PyKeyword& kw) { return kw.name == "offset_factor"; })) {
+    // An offset factor without an offset: the buffer's own offset var (A.elem_offset). A
+    // matched buffer's has the dtype of its dims; a param's is an int32, as in the kernels TVM
+    // prints (an int64 one would print as a TypeVar).
+    DataType offset_dtype = callee == "T.match_buffer" ? index_dtype : DataType::Int(32);
+    layout.elem_offset =
+        ir::Make<ir::TirVarNode>(name + "_elem_offset", offset_dtype, false, SpanOf(call));
+  }
+  if (layout.offset_factor == 0) layout.offset_factor = 1;
+  if (auto it = pending_buffers_.find(name); it != pending_buffers_.end()) {
+    // The buffer declared ahead under this name, when both declarations agree.
+    const ir::Buffer& ahead = it->second;
+    bool same = ahead->dtype() == dtype && ahead->scope() == scope &&
+                ahead->shape().size() == shape.size() && layout.strides.empty() &&
+                ahead->strides().empty() && ahead->layout().offset_factor == layout.offset_factor &&
+                ahead->layout().data_alignment == layout.data_alignment &&
+                (ahead->elem_offset() == nullptr) == (layout.elem_offset == nullptr);
+    for (size_t i = 0; same && i < shape.size(); ++i) same = SameExpr(ahead->shape()[i], shape[i]);
+    if (same && layout.elem_offset == nullptr) {
+      ir::Buffer found = ahead;
+      pending_buffers_.erase(it);
+      return found;
+    }
+  }
+  return ir::MakeBuffer(std::move(name), dtype, std::move(shape), std::move(scope), SpanOf(call),
+                        std::move(layout));
 }
 
 ir::AttrMap TirLowerer::AttrDict(const PyExpr* e) {
@@ -306,6 +405,13 @@ ir::AttrMap TirLowerer::AttrDict(const PyExpr* e) {
         ir::AttrList list;
         for (const PyExpr* item : x->items) list.push_back(self(self, item));
         return list;
+      }
+      if (TirCallee(x) == "T.target") {  // T.target({"kind": "llvm", ...})
+        if (x->items.size() != 2 || x->items[1]->kind != PyExprKind::kDict ||
+            !x->keywords.empty()) {
+          Error(x, "T.target expects one dictionary");
+        }
+        return ir::AttrCall{"T.target", {AttrDict(x->items[1])}, {}};
       }
       return Expr(x);
     };
@@ -336,9 +442,26 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     }
     case PyExprKind::kBool:
       return ir::Make<ir::IntImmNode>(DataType::Bool(), e->bool_value ? 1 : 0, span);
+    case PyExprKind::kString:
+      return ir::Make<ir::TirStringImmNode>(std::string(e->str), span);
     case PyExprKind::kName: {
       const Symbol* sym = Find(e->text);
+      if (sym == nullptr && options_.type_vars != nullptr &&
+          options_.type_vars->count(std::string(e->text))) {
+        if (!in_signature_) {
+          Error(e,
+                "TypeVar '" + std::string(e->text) + "' can only be used in a function signature");
+        }
+        // The function's own int64 var for the module-level TypeVar, defined for the body too.
+        auto var = ir::Make<ir::TirVarNode>(std::string(e->text), DataType::Int(64), false, span);
+        scopes_.front()[std::string(e->text)] = {var, nullptr};
+        return var;
+      }
       if (sym == nullptr) Error(e, "undefined name '" + std::string(e->text) + "'");
+      if (sym->buffer != nullptr && sym->buffer->layout().scalar) {  // a scalar buffer: x[0]
+        return ir::Make<ir::BufferLoadNode>(
+            sym->buffer, std::vector<PrimExpr>{ir::IntImm(0, DataType::Int(32))}, span);
+      }
       if (sym->var == nullptr) {
         Error(e, "buffer '" + std::string(e->text) + "' cannot be used as a value");
       }
@@ -419,10 +542,15 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     case PyExprKind::kCall:
       break;
     case PyExprKind::kAttribute:
-      // A.data: the buffer's data pointer (an opaque access to it).
-      if (e->text == "data" && e->items[0]->kind == PyExprKind::kName) {
+      // A.data: the buffer's data pointer (an opaque access to it); A.elem_offset.
+      if ((e->text == "data" || e->text == "elem_offset") &&
+          e->items[0]->kind == PyExprKind::kName) {
         const Symbol* sym = Find(e->items[0]->text);
-        if (sym != nullptr && sym->buffer != nullptr) return sym->buffer->data();
+        if (sym != nullptr && sym->buffer != nullptr) {
+          if (e->text == "data") return sym->buffer->data();
+          if (sym->buffer->elem_offset() != nullptr) return sym->buffer->elem_offset();
+          return ir::IntImm(0, DataType::Int(32));
+        }
       }
       Error(e, "unsupported expression in TIR");
     default:
@@ -495,6 +623,8 @@ PrimExpr TirLowerer::Expr(const PyExpr* e, std::optional<DataType> hint) {
     if (dtype.is_bool()) return ir::Make<ir::IntImmNode>(dtype, max ? 1 : 0, span);
     Error(args[0], callee + " of " + dtype.ToString() + " is not supported");
   }
+  if (name == "Let") return LetExpr(e);
+  if (PrimExpr builtin = Builtin(e, name)) return builtin;
   if (name == "Cast") {
     expect_args(2);
     return ir::Make<ir::CastNode>(DTypeArg(args[0]), Expr(args[1]), span);
