@@ -20,7 +20,9 @@ namespace fs = std::filesystem;
 
 fs::path Model() {
   static fs::path dir = [] {
-    fs::path d = ScratchDir("serve_cli");
+    // One folder per test: ctest runs the tests of this file as processes side by side.
+    fs::path d = ScratchDir(std::string("serve_cli_") +
+                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     Result r = Pipesplit(
         "example llama --serving --layers 2 --hidden 32 --heads 4 --ffn 64 "
         "--vocab 64 -o " +

@@ -133,16 +133,20 @@ void Lowerer::CollectPreludeDecls(const PyStmt* def, FunctionState* fn) {
   }
 }
 
+void Lowerer::CheckTypeParam(const PyParam& p) {
+  if (p.annotation != nullptr &&
+      !(p.annotation->kind == PyExprKind::kName && p.annotation->text == "int")) {
+    Error(p.annotation, "type parameter '" + std::string(p.name) + "' must be unbounded or int");
+  }
+  if (p.default_value != nullptr) {
+    Error(p.default_value, "type parameter '" + std::string(p.name) + "' cannot have a default");
+  }
+}
+
 void Lowerer::DefineTypeParams(const PyStmt* def) {
   for (const PyParam& p : def->type_params) {
     Span span = SpanOf(p.begin, p.end);
-    if (p.annotation != nullptr &&
-        !(p.annotation->kind == PyExprKind::kName && p.annotation->text == "int")) {
-      Error(p.annotation, "type parameter '" + std::string(p.name) + "' must be unbounded or int");
-    }
-    if (p.default_value != nullptr) {
-      Error(p.default_value, "type parameter '" + std::string(p.name) + "' cannot have a default");
-    }
+    CheckTypeParam(p);
     Value v;
     v.kind = Value::Kind::kPrim;
     v.prim = ir::Make<ir::TirVarNode>(std::string(p.name), DataType::Int(64), false, span);

@@ -215,6 +215,8 @@ class Lowerer {
   std::vector<ir::Var> LowerParams(const PyStmt* def);
   ir::StructInfo LowerReturnAnnotation(const PyStmt* def);
   void CollectPreludeDecls(const PyStmt* def, FunctionState* fn);
+  // A PEP 695 type parameter is an unbounded or int-bounded name without a default.
+  void CheckTypeParam(const PyParam& p);
   void DefineTypeParams(const PyStmt* def);
   // The callable struct info a signature declares, parsed in a scratch scope under `parent`
   // (for GlobalVars declared before bodies, and recursive local functions); `unannotated` is

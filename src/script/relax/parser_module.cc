@@ -427,7 +427,13 @@ void Lowerer::LowerPrimFunc(const PyStmt* def) {
   TirLowerOptions tir_options;
   tir_options.is_private = is_private;
   tir_options.s_tir = s_tir;
-  tir_options.type_vars = &type_var_names_;
+  // A PEP 695 def (`def f[n](...)`) names its TypeVars itself: they join the module-level ones.
+  std::unordered_set<std::string> type_vars = type_var_names_;
+  for (const PyParam& p : def->type_params) {
+    CheckTypeParam(p);
+    type_vars.insert(std::string(p.name));
+  }
+  tir_options.type_vars = &type_vars;
   tir_options.max_depth = options_.max_depth;
   tir_options.current_syntax = current_syntax_;
   module_.Add(globals_.at(name), LowerTirFunction(file_, def, tir_options, &uses_sblock));

@@ -428,6 +428,7 @@ PyStmt* SyntaxParser::ParsePrimFuncDef(uint32_t begin, std::vector<PyExpr*> deco
   Next();  // 'def'
   s->name_begin = Peek().begin;
   s->name = ExpectName("a function name");
+  if (AtPunct(Punct::kLBracket)) s->type_params = ParseTypeParams();
   s->params = ParseParams();
   if (AcceptPunct(Punct::kArrow)) s->returns = ParseTest();
   ExpectPunct(Punct::kColon);

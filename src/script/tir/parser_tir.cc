@@ -265,8 +265,9 @@ ir::Stmt TirLowerer::Stmt(const std::vector<PyStmt*>& body, size_t* i) {
         return ir::Make<ir::EvaluateNode>(Expr(e->items[1]), span);
       }
       if (callee == "T.func_attr") Error(e, "T.func_attr must come first in the function body");
-      if (callee == "T.attr") {
-        // A statement scoping over the rest of the sequence.
+      if (callee == "T.attr" || callee == "T.launch_thread") {
+        // A statement scoping over the rest of the sequence (`T.launch_thread(x, n)` of an
+        // earlier `x = T.env_thread(...)`, as TVM prints a launch that does not enclose its uses).
         size_t rest = *i;
         *i = body.size();
         return AttrStmt(s, e, nullptr, [&] {

@@ -108,11 +108,33 @@ TEST(Tir2026Error, QuotedDimNamesADeclaredVar) {
             "test.py:4:25: error: undefined name 'm'");
 }
 
+// ---- PEP 695 type parameters of a kernel ----
+
+TEST(Tir2026Error, KernelTypeParamsAreUnboundedOrInt) {
+  const std::string head =
+      "from __future__ import annotations\n"
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @T.prim_func(s_tir=True)\n";
+  EXPECT_EQ(ParseError(head + "    def k[n: float](A: T.Buffer((n,), \"int32\")):\n"
+                              "        A[0] = 1\n"),
+            "test.py:5:14: error: type parameter 'n' must be unbounded or int");
+  EXPECT_EQ(ParseError(head + "    def k[n = 4](A: T.Buffer((n,), \"int32\")):\n"
+                              "        A[0] = 1\n"),
+            "test.py:5:15: error: type parameter 'n' cannot have a default");
+  // A type parameter is a signature var, as a module-level TypeVar is.
+  EXPECT_EQ(ParseError(head + "    def k[n](A: T.Buffer((4,), \"int32\")):\n"
+                              "        A[0] = n\n"),
+            "test.py:6:16: error: TypeVar 'n' can only be used in a function signature");
+}
+
 // ---- thread launches and attributes ----
 
 TEST(Tir2026Error, LaunchThreadNeedsATagAndAnExtent) {
-  EXPECT_EQ(ParseError(Kernel("        with T.launch_thread(1, 4) as tx:\n            A[0] = 1\n")),
-            "test.py:5:14: error: T.launch_thread expects a thread tag string and an extent");
+  EXPECT_EQ(
+      ParseError(Kernel("        with T.launch_thread(1, 4) as tx:\n            A[0] = 1\n")),
+      "test.py:5:14: error: T.launch_thread expects a thread tag string (or a T.env_thread var) "
+      "and an extent");
   EXPECT_EQ(ParseError(Kernel("        with T.launch_thread(\"threadIdx.x\", T.float32(4.0)) as "
                               "tx:\n            A[0] = 1\n")),
             "test.py:5:45: error: a thread extent must be an integer, not float32");
