@@ -45,13 +45,20 @@ class Module:
     def __init__(self, handle: "_core.Module"):
         self._handle = handle
 
-    def script(self, syntax: Optional[str] = None, tir_syntax: Optional[str] = None) -> str:
+    def script(
+        self,
+        syntax: Optional[str] = None,
+        tir_syntax: Optional[str] = None,
+        for_tvm_parser: bool = False,
+    ) -> str:
         """The module as `pipesplit fmt` prints it: TVM's canonical text, byte for byte.
 
         syntax: "classic" or "current" (default: the one it was read in); tir_syntax: "block"
-        or "sblock" (default: as read).
+        or "sblock" (default: as read); for_tvm_parser: rename the vars a kernel declares
+        under a module-level TypeVar's name (n -> n_1), which TVM's own parser cannot read back
+        (`fmt --for-tvm-parser`).
         """
-        return self._handle.script(syntax, tir_syntax)
+        return self._handle.script(syntax, tir_syntax, for_tvm_parser)
 
     @property
     def functions(self) -> List[str]:

@@ -18,7 +18,12 @@ _Inputs = Union[_Path, Mapping[str, Any], Sequence[Mapping[str, Any]]]
 
 class Module:
     def __init__(self, handle: _core.Module) -> None: ...
-    def script(self, syntax: Optional[str] = ..., tir_syntax: Optional[str] = ...) -> str: ...
+    def script(
+        self,
+        syntax: Optional[str] = ...,
+        tir_syntax: Optional[str] = ...,
+        for_tvm_parser: bool = ...,
+    ) -> str: ...
     @property
     def functions(self) -> List[str]: ...
     @property

@@ -3,7 +3,12 @@
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 class Module:
-    def script(self, syntax: Optional[str] = ..., tir_syntax: Optional[str] = ...) -> str: ...
+    def script(
+        self,
+        syntax: Optional[str] = ...,
+        tir_syntax: Optional[str] = ...,
+        for_tvm_parser: bool = ...,
+    ) -> str: ...
     @property
     def functions(self) -> List[str]: ...
     @property

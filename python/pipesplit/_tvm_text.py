@@ -5,8 +5,14 @@ This part needs no TVM, so it is tested where TVM is absent. A module goes out a
 parser; what the text cannot carry is kept aside and put back:
 
 * ``SCRIPT_OPTIONS`` fixes every printer option that changes the text, so the text is the one
-  form pipesplit reads byte for byte (struct info on every binding, sugar on, no object
-  addresses, constants shown);
+  form pipesplit reads byte for byte (types on every binding, sugar on, no object addresses,
+  constants shown); ``script_options`` adds the types option under the name the installed TVM
+  gives it (``show_all_ty`` since TVM's 2026 StructInfo-to-Type change, ``show_all_struct_info``
+  before);
+* the text goes back through pipesplit's printer with ``for_tvm_parser`` (kernel vars renamed
+  away from module-level TypeVars, which TVM's parser refuses to see redeclared) and through
+  TVM's parser with the arguments ``parse_kwargs`` picks for the installed TVM (``s_tir=True``
+  for kernels in TVM's schedulable form, whose well-formedness rules differ);
 * module attributes that ``I.module_attrs`` prints (strings, numbers, booleans and lists or
   dicts of them) travel in the text; any other (``external_mods``, ``const_name_to_constant``,
   runtime objects) is carried around the pass and reapplied to its result;
@@ -14,9 +20,11 @@ parser; what the text cannot carry is kept aside and put back:
   "Metadata omitted" line) is refused with a message saying what to do, rather than losing them.
 """
 
+import inspect
 from typing import Any, Callable, Dict, Mapping, Tuple
 
-# Every option of tvm.runtime.script_printer.Scriptable.script that changes the text.
+# Every option of tvm.runtime.script_printer.Scriptable.script that changes the text, but the
+# one whose name depends on TVM's version (script_options adds it).
 SCRIPT_OPTIONS: Dict[str, Any] = {
     "show_meta": True,
     "ir_prefix": "I",
@@ -28,8 +36,39 @@ SCRIPT_OPTIONS: Dict[str, Any] = {
     "print_line_numbers": False,
     "syntax_sugar": True,
     "show_object_address": False,
-    "show_all_struct_info": True,
 }
+
+# The option that prints a type on every binding: its name since TVM's 2026 Type change, before.
+_TYPE_OPTIONS = ("show_all_ty", "show_all_struct_info")
+
+
+def _parameters(function: Callable[..., Any]) -> Dict[str, Any]:
+    try:
+        return dict(inspect.signature(function).parameters)
+    except (TypeError, ValueError):  # a builtin without a signature
+        return {}
+
+
+def script_options(script: Callable[..., str]) -> Dict[str, Any]:
+    """SCRIPT_OPTIONS with the types option named as `script` (a module's bound script method)
+    names it; AdapterError when it knows neither name."""
+    parameters = _parameters(script)
+    for name in _TYPE_OPTIONS:
+        if name in parameters:
+            return {**SCRIPT_OPTIONS, name: True}
+    raise AdapterError(
+        "this TVM's Scriptable.script() takes neither show_all_ty nor show_all_struct_info; "
+        "pipesplit.tvm knows TVM 0.13 to 5d4dc87 (2026)"
+    )
+
+
+def parse_kwargs(from_source: Callable[..., Any], text: str) -> Dict[str, Any]:
+    """The keyword arguments for TVM's parser (tvm.script.from_source) of `text`: s_tir=True
+    where the parser takes it and the text has schedulable kernels (TVM checks those by the
+    s_tir rules; its default, the tirx rules, refuse their blocks)."""
+    if "s_tir" in _parameters(from_source) and "s_tir=True" in text:
+        return {"s_tir": True}
+    return {}
 
 _METADATA_OMITTED = "# Metadata omitted."
 
@@ -90,9 +129,10 @@ def run_through_text(
     (``with_attr`` for each)."""
     in_text, carried = split_module_attrs(attrs)
     printable = with_attrs_only(mod, in_text) if carried else mod
-    text = printable.script(**SCRIPT_OPTIONS)
+    text = printable.script(**script_options(printable.script))
     check_text(text)
-    result = from_source(transform(text))
+    back = transform(text)
+    result = from_source(back, **parse_kwargs(from_source, back))
     for key, value in carried.items():
         result = result.with_attr(key, value)
     return result

@@ -14,6 +14,9 @@ from typing import Any, Dict, Optional
 import tvm  # noqa: F401  (ImportError where TVM is absent: the adapter needs it)
 from tvm import ir as _ir
 
+# TIR's Python package: tvm.tirx since early 2026, tvm.tir before.
+_tir = tvm.tirx if hasattr(tvm, "tirx") else tvm.tir
+
 from . import parse as _parse
 from . import transform as _transform
 from ._tvm_text import AdapterError, SCRIPT_OPTIONS, run_through_text
@@ -25,9 +28,9 @@ def _plain(value: Any) -> Any:
     """A TVM attribute value as plain Python when TVMScript can print it, else the object."""
     if isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, tvm.tir.IntImm):
+    if isinstance(value, _tir.IntImm):
         return int(value.value)
-    if isinstance(value, tvm.tir.FloatImm):
+    if isinstance(value, _tir.FloatImm):
         return float(value.value)
     if isinstance(value, _ir.Array):
         return [_plain(v) for v in value]
@@ -50,7 +53,7 @@ def _with_attrs_only(mod: Any, attrs: Dict[str, Any]) -> Any:
 def _module_pass(pipesplit_pass: Any, name: str) -> Any:
     def run(mod: Any, _ctx: Any) -> Any:
         def transform(text: str) -> str:
-            return pipesplit_pass(_parse(text, path="<tvm module>")).script()
+            return pipesplit_pass(_parse(text, path="<tvm module>")).script(for_tvm_parser=True)
 
         return run_through_text(
             mod, _attrs_of(mod), transform, tvm.script.from_source, _with_attrs_only

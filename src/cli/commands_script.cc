@@ -16,6 +16,7 @@ Runner AddFmtCommand(CLI::App& app) {
     std::string output = "-";
     std::optional<ir::Syntax> syntax;
     std::optional<ir::TirSyntax> tir_syntax;
+    bool for_tvm_parser = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand("fmt", "print a TVMScript module canonically, as TVM does");
@@ -23,11 +24,15 @@ Runner AddFmtCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "output file ('-' for standard output)");
   AddSyntaxOption(cmd, &args->syntax);
   AddTirSyntaxOption(cmd, &args->tir_syntax);
+  cmd->add_flag("--for-tvm-parser", args->for_tvm_parser,
+                "rename kernel vars that share a module-level TypeVar's name (m -> m_1), which "
+                "TVM's parser refuses to read back");
   return [args] {
     ir::IRModule mod = LoadModule(args->input);
     script::PrintOptions options;
     options.syntax = args->syntax;
     options.tir_syntax = args->tir_syntax;
+    options.for_tvm_parser = args->for_tvm_parser;
     WriteOutput(args->output, script::PrintModule(mod, options));
     return 0;
   };

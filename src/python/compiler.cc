@@ -24,11 +24,12 @@
 namespace pipesplit::python {
 namespace {
 
-// The module text as `pipesplit fmt` prints it; `syntax` and `tir_syntax` as its --syntax and
-// --tir-syntax (None: the module's own).
+// The module text as `pipesplit fmt` prints it; `syntax`, `tir_syntax` and `for_tvm_parser` as
+// its --syntax, --tir-syntax (None: the module's own) and --for-tvm-parser.
 std::string Script(const ir::IRModule& mod, const std::optional<std::string>& syntax,
-                   const std::optional<std::string>& tir_syntax) {
+                   const std::optional<std::string>& tir_syntax, bool for_tvm_parser) {
   script::PrintOptions options;
+  options.for_tvm_parser = for_tvm_parser;
   if (syntax) {
     options.syntax = script::ParseSyntaxName(*syntax);
     if (!options.syntax) throw py::value_error("syntax must be 'classic' or 'current'");
@@ -114,7 +115,8 @@ std::string MlcPartition(const ir::IRModule& mod, const std::vector<std::string>
 
 void BindCompiler(py::module_& m) {
   py::class_<ir::IRModule>(m, "Module", "an IRModule (immutable)")
-      .def("script", &Script, py::arg("syntax") = py::none(), py::arg("tir_syntax") = py::none())
+      .def("script", &Script, py::arg("syntax") = py::none(), py::arg("tir_syntax") = py::none(),
+           py::arg("for_tvm_parser") = false)
       .def_property_readonly("functions", &FunctionNames)
       .def_property_readonly(
           "syntax", [](const ir::IRModule& mod) { return script::SyntaxName(mod.syntax()); })

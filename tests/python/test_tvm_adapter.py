@@ -6,24 +6,91 @@ import os
 
 import pytest
 
+import pipesplit
 from pipesplit._tvm_text import (
     SCRIPT_OPTIONS,
     AdapterError,
     check_text,
     is_text_attr,
+    parse_kwargs,
     run_through_text,
+    script_options,
     split_module_attrs,
 )
 
 
 def test_script_options_fix_every_option_that_changes_the_text():
     assert SCRIPT_OPTIONS["show_meta"] is True
-    assert SCRIPT_OPTIONS["show_all_struct_info"] is True
     assert SCRIPT_OPTIONS["show_object_address"] is False
     assert SCRIPT_OPTIONS["syntax_sugar"] is True
     assert SCRIPT_OPTIONS["indent_spaces"] == 4
     assert SCRIPT_OPTIONS["print_line_numbers"] is False
     assert SCRIPT_OPTIONS["module_alias"] == "cls"
+
+
+def test_the_types_option_is_named_as_the_installed_tvm_names_it():
+    # TVM 5d4dc87 (2026): Scriptable.script(*, ..., show_all_ty=True, ...).
+    def script_2026(*, show_meta=False, show_all_ty=True, extra_config=None):
+        return ""
+
+    # TVM before its 2026 Type change.
+    def script_2025(*, show_meta=False, show_all_struct_info=True):
+        return ""
+
+    def script_unknown(*, show_meta=False):
+        return ""
+
+    assert script_options(script_2026) == {**SCRIPT_OPTIONS, "show_all_ty": True}
+    assert script_options(script_2025) == {**SCRIPT_OPTIONS, "show_all_struct_info": True}
+    with pytest.raises(AdapterError, match="neither show_all_ty nor show_all_struct_info"):
+        script_options(script_unknown)
+
+
+def test_tvm_parses_schedulable_kernels_by_their_rules():
+    # TVM 5d4dc87: parse(program, extra_vars=None, check_well_formed=True, s_tir=False, ...).
+    def parse_2026(program, extra_vars=None, check_well_formed=True, s_tir=False):
+        return program
+
+    def parse_2025(program, extra_vars=None, check_well_formed=True):
+        return program
+
+    kernel = "    @T.prim_func(s_tir=True)\n    def k(): ...\n"
+    assert parse_kwargs(parse_2026, kernel) == {"s_tir": True}
+    assert parse_kwargs(parse_2026, "@R.function\ndef f(): ...\n") == {}
+    assert parse_kwargs(parse_2025, kernel) == {}
+
+
+# A module-level TypeVar n and a kernel that declares a var n of its own: TVM 5d4dc87 prints
+# this and cannot read it back ("Variable n already defined in current scope").
+SHADOWING = """# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @T.prim_func(s_tir=True)
+    def copy(A: T.Buffer(("n", 4), "float32"), B: T.Buffer((n, 4), "float32")):
+        n = T.int32()
+        for i, j in T.grid(n, 4):
+            B[i, j] = A[i, j]
+
+    @R.function
+    def main(x: R.Tensor((n, 4), dtype="float32")) -> R.Tensor((n, 4), dtype="float32"):
+        return x
+"""
+
+
+def test_text_for_tvms_parser_renames_kernel_vars_that_shadow_a_typevar():
+    mod = pipesplit.parse(SHADOWING)
+    assert mod.script() == SHADOWING
+    text = mod.script(for_tvm_parser=True)
+    assert 'def copy(A: T.Buffer(("n_1", 4), "float32"), B: T.Buffer((n_1, 4), "float32")):' in text
+    assert "        n_1 = T.int32()\n" in text
+    assert 'def main(x: R.Tensor((n, 4), dtype="float32"))' in text
+    assert pipesplit.parse(text).script() == text
 
 
 class Opaque:
@@ -58,8 +125,8 @@ class FakeModule:
     def __init__(self, text, attrs):
         self.text, self.attrs, self.options = text, dict(attrs), None
 
-    def script(self, **options):
-        self.options = options
+    def script(self, *, show_meta=False, show_all_ty=True, **options):
+        self.options = dict(options, show_meta=show_meta, show_all_ty=show_all_ty)
         return self.text
 
     def with_attr(self, key, value):
@@ -69,11 +136,12 @@ class FakeModule:
 def test_run_through_text_prints_with_the_options_and_reapplies_carried_attributes():
     ext = Opaque()
     mod = FakeModule("IN", {"name": "m", "external_mods": [ext]})
-    stripped = []
+    stripped, printed = [], []
 
     def with_attrs_only(m, attrs):
         stripped.append(attrs)
-        return FakeModule(m.text, attrs)
+        printed.append(FakeModule(m.text, attrs))
+        return printed[-1]
 
     out = run_through_text(
         mod,
@@ -85,6 +153,7 @@ def test_run_through_text_prints_with_the_options_and_reapplies_carried_attribut
     assert out.text == "IN SPLIT"
     assert out.attrs == {"name": "m", "external_mods": [ext]}
     assert stripped == [{"name": "m"}]  # printed without the attribute text cannot carry
+    assert mod.options is None and printed[0].options["show_all_ty"] is True
 
 
 @pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="tvm is not importable")

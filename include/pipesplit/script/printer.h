@@ -24,6 +24,11 @@ struct PrintOptions {
   // Print every attribute of a registered op as TVM stores it, defaults included
   // (ir::CompleteAttrs), instead of the attributes the IR holds (those written in the source).
   bool complete_attrs = false;
+  // Text TVM's own parser reads back (TVM 5d4dc87 refuses a kernel that declares a var under
+  // the name of a module-level TypeVar, "Variable m already defined in current scope"): the
+  // vars a kernel declares itself are renamed away from the module's TypeVars (m -> m_1). Off,
+  // the names are TVM's, byte for byte.
+  bool for_tvm_parser = false;
 };
 
 // The whole module, header comments included, ending with one newline.

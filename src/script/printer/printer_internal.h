@@ -144,6 +144,9 @@ class Printer {
     bool s_tir_for_blocks = false;  // converting T.block to T.sblock (TirPrintOptions)
     bool pep695 = true;
     bool complete_attrs = false;  // PrintOptions::complete_attrs
+    // PrintOptions::for_tvm_parser: the module-level TypeVar names kernels must not redeclare
+    // (filled by Module() before it prints the members again).
+    const std::unordered_set<std::string>* kernel_reserved_names = nullptr;
     // Fragment mode (PrintExpr / PrintStructInfo): vars print their names, nothing is
     // declared, dims are never quoted.
     bool fragment = false;
@@ -157,7 +160,9 @@ class Printer {
   Printer(const Config& config, const ir::IRModule* mod);
 
   // Entry points.
-  std::string Module();                               // printer_module.cc
+  std::string Module();  // printer_module.cc
+  // After Module(): the names it declared as module-level TypeVars.
+  const std::unordered_set<std::string>& module_type_vars() const { return module_type_vars_; }
   std::string Fragment(const ir::Expr& expr);         // printer_module.cc
   std::string Fragment(const ir::StructInfo& sinfo);  // printer_module.cc
   // Fragments for messages (printer_fragment.cc).
@@ -287,6 +292,7 @@ class Printer {
   Config config_;
   const ir::IRModule* mod_;
   uint32_t usage_ = 0;
+  std::unordered_set<std::string> module_type_vars_;  // Module(): its TypeVar declarations
   int depth_ = 0;                              // current nesting of Expr / SInfo / Attr (Nest)
   std::pmr::monotonic_buffer_resource arena_;  // nodes of the name tables below
   NameTable names_{&arena_};

@@ -45,6 +45,7 @@ void Printer::PrimFuncMember(const ir::PrimFuncNode& func, std::vector<StmtDoc>*
   options.s_tir_for_blocks = config_.s_tir_for_blocks;
   options.quoted_signature = current() && !config_.fragment;
   options.pep695 = config_.pep695;
+  options.reserved_names = config_.kernel_reserved_names;
   std::vector<std::string> names;
   doc.text = PrintTirFunction(func, options, &names);
   if (!names.empty()) {
@@ -120,7 +121,7 @@ std::string Printer::Module() {
     p.usage = member_printer.usage_;
   });
   std::vector<StmtDoc> type_var_decls;
-  std::unordered_set<std::string> declared_type_vars;
+  std::unordered_set<std::string>& declared_type_vars = module_type_vars_;
   size_t members_size = 0;  // to reserve the output once
   for (Printed& p : printed) {
     usage_ |= p.usage;
@@ -196,6 +197,13 @@ std::string PrintModule(const ir::IRModule& mod, const PrintOptions& options) {
                                                    : mod.script_style().legacy_tir_header);
   config.pep695 = options.pep695.value_or(mod.script_style().pep695);
   config.complete_attrs = options.complete_attrs;
+  printer::Printer printer(config, &mod);
+  std::string text = printer.Module();
+  if (!options.for_tvm_parser || printer.module_type_vars().empty()) return text;
+  // Again, the kernels' own vars kept off the TypeVar names (the TypeVars are the same: a
+  // signature's TypeVars are named before the reserved names apply).
+  std::unordered_set<std::string> reserved = printer.module_type_vars();
+  config.kernel_reserved_names = &reserved;
   return printer::Printer(config, &mod).Module();
 }
 

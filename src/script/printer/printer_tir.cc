@@ -556,6 +556,9 @@ std::string TirPrinter::Signature(const ir::PrimFuncNode& f, std::vector<std::st
   tv_names.reserve(tvs.size());
   for (const ir::TirVarNode* v : tvs) tv_names.push_back(Define(v, v->name(), 0));
   std::sort(tv_names.begin(), tv_names.end());
+  if (options_.reserved_names != nullptr) {
+    taken_.insert(options_.reserved_names->begin(), options_.reserved_names->end());
+  }
   bool postponed = options_.pep695 && !tvs.empty();
   for (const ir::TirVar& p : f.params()) {
     if (f.BufferOf(p.get()) == nullptr) Define(p.get(), p->name(), 0);

@@ -3,6 +3,7 @@
 #define PIPESPLIT_SRC_SCRIPT_PRINTER_PRINTER_TIR_H_
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "pipesplit/ir/expr.h"
@@ -23,6 +24,9 @@ struct TirPrintOptions {
   bool quoted_signature = false;
   // With quoted_signature: TypeVars as PEP 695 type parameters (`def f[n](...)`).
   bool pep695 = false;
+  // Names the function's own vars must not take (the module-level TypeVars, for
+  // PrintOptions::for_tvm_parser); the function's signature TypeVars keep theirs.
+  const std::unordered_set<std::string>* reserved_names = nullptr;
 };
 
 // The decorator, the def line and the body (4-space indents relative to the def line), without

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "pipesplit/analysis/structural_equal.h"
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/ir/tir_substitute.h"
 #include "pipesplit/script/parser.h"
@@ -79,6 +80,40 @@ TEST(TypeVarIdentity, ModulePrintsBackAndIsWellFormed) {
   EXPECT_EQ(PrintModule(mod), kModule);
   std::vector<Diagnostic> problems = analysis::CheckWellFormed(mod);
   EXPECT_TRUE(problems.empty()) << DiagnosticError(std::move(problems)).what();
+}
+
+TEST(TypeVarIdentity, ForTvmParserRenamesKernelVarsAwayFromTypeVars) {
+  ir::IRModule mod = Parse(kModule);
+  PrintOptions options;
+  options.for_tvm_parser = true;
+  std::string text = PrintModule(mod, options);
+  // `copy` declares its own n and `sized` has a param n: both become n_1; `scale`'s n is the
+  // TypeVar of its signature and `main`'s is the TypeVar itself: both stay n.
+  std::string expected = kModule;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    size_t at = expected.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    expected.replace(at, from.size(), to);
+  };
+  replace(
+      "def copy(A: T.Buffer((\"n\", 4), \"float32\"), B: T.Buffer((n, 4), \"float32\")):\n"
+      "        n = T.int32()\n"
+      "        for i, j in T.grid(n, 4):",
+      "def copy(A: T.Buffer((\"n_1\", 4), \"float32\"), B: T.Buffer((n_1, 4), \"float32\")):\n"
+      "        n_1 = T.int32()\n"
+      "        for i, j in T.grid(n_1, 4):");
+  replace(
+      "def sized(A: T.Buffer((\"n\",), \"float32\"), n: T.int64):\n"
+      "        for i in range(n):",
+      "def sized(A: T.Buffer((\"n_1\",), \"float32\"), n_1: T.int64):\n"
+      "        for i in range(n_1):");
+  EXPECT_EQ(text, expected);
+  EXPECT_TRUE(analysis::StructuralEqual(Parse(text), mod));
+  // Without TypeVars (the classic syntax), the option changes nothing.
+  options.syntax = ir::Syntax::kClassic;
+  PrintOptions classic;
+  classic.syntax = ir::Syntax::kClassic;
+  EXPECT_EQ(PrintModule(mod, options), PrintModule(mod, classic));
 }
 
 TEST(TypeVarIdentity, KernelsOwnVarIsNotTheTypeVar) {
