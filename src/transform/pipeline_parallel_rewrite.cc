@@ -315,19 +315,24 @@ ir::Function BuildDispatcher(const StagePlan& plan, const Var& packed,
 
 class PipelineParallelRewritePass : public Pass {
  public:
+  explicit PipelineParallelRewritePass(StagePlanOptions options) : options_(options) {}
   std::string name() const override { return "pipeline-parallel-rewrite"; }
 
   ir::IRModule Run(const ir::IRModule& mod, PassContext& ctx) const override {
     std::vector<StagePlan> plans;
-    ir::IRModule out = RewritePipelineStages(mod, &plans);
+    ir::IRModule out = RewritePipelineStages(mod, &plans, options_);
     ctx.Set(std::move(plans));
     return out;
   }
+
+ private:
+  StagePlanOptions options_;
 };
 
 }  // namespace
 
-ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans) {
+ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans,
+                                   const StagePlanOptions& options) {
   std::vector<Diagnostic> problems = analysis::CheckSendRecvPairing(mod);
   if (!problems.empty()) throw DiagnosticError(std::move(problems));
   // Step 1 for every function side by side (each reads only its function), results and
@@ -340,7 +345,8 @@ ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePla
   std::vector<std::vector<Diagnostic>> slot_problems(funcs.size());
   support::CompileParallelFor(static_cast<int64_t>(funcs.size()), [&](int64_t i) {
     try {
-      slots[i] = BuildStagePlan(funcs[i]->gvar, ir::Cast<ir::FunctionNode>(funcs[i]->func));
+      slots[i] =
+          BuildStagePlan(funcs[i]->gvar, ir::Cast<ir::FunctionNode>(funcs[i]->func), options);
     } catch (const DiagnosticError& e) {
       slot_problems[i] = e.diagnostics();
     }
@@ -390,11 +396,27 @@ ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePla
 }
 
 PassInfo PipelineParallelRewritePassInfo() {
+  using T = PassOptionSpec::Type;
   return {"pipeline-parallel-rewrite",
           "split functions marked pipeline_parallel_stages=N into N stage functions and a "
           "dispatcher",
-          {},
-          [](const PassOptions&) { return std::make_unique<PipelineParallelRewritePass>(); }};
+          {{"param-order", T::kString,
+            "a stage's parameters: 'original' (as the function declares them, the default) or "
+            "'first-use' (as MLC-LLM's rewrite orders them)",
+            false}},
+          [](const PassOptions& options) -> std::unique_ptr<Pass> {
+            StagePlanOptions o;
+            std::string order = options.GetString("param-order", "original");
+            if (order == "first-use") {
+              o.param_order = StageParamOrder::kFirstUse;
+            } else if (order != "original") {
+              ThrowError(options.SpanOf("param-order"),
+                         "pipeline-parallel-rewrite: param-order must be 'original' or "
+                         "'first-use', not '" +
+                             order + "'");
+            }
+            return std::make_unique<PipelineParallelRewritePass>(o);
+          }};
 }
 
 }  // namespace pipesplit::transform

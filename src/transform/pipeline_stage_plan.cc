@@ -12,8 +12,9 @@
 //  4. Value flow: every use in stage s of a value defined in an earlier stage is made
 //     available in s: through the boundary that passes it, else forwarded through every
 //     boundary in between (the uses are collected for the stages side by side, then
-//     resolved in binding order). Parameters are passed by the caller; weights are read from
-//     packed_params.
+//     resolved in binding order). Parameters are passed by the caller (in their original
+//     order, or by first use as MLC's rewrite orders them: StagePlanOptions); weights are
+//     read from packed_params.
 //  5. Symbolic vars: each stage gets from its caller (`s`) the symbolic vars the dispatcher
 //     has (those of the non-weight parameters); vars born inside an earlier stage are
 //     re-derived from a received tensor (received with unknown dims, then match_cast),
@@ -86,7 +87,8 @@ std::string Quote(const std::string& name) { return "'" + name + "'"; }
 
 class PlanBuilder {
  public:
-  PlanBuilder(const ir::GlobalVar& gvar, const ir::Function& func) {
+  PlanBuilder(const ir::GlobalVar& gvar, const ir::Function& func, const StagePlanOptions& options)
+      : options_(options) {
     plan_.gvar = gvar;
     plan_.func = func;
     name_ = Quote(gvar->name_hint());
@@ -337,6 +339,7 @@ class PlanBuilder {
     }
     // params_used[s][i]: stage s uses parameter i.
     std::vector<std::vector<bool>> params_used(plan_.stages.size(), std::vector<bool>(num_params));
+    first_use_.assign(plan_.stages.size(), {});
     // The var uses of each stage's bindings, collected side by side (each walk only reads its
     // binding), then required in binding order: the same plan for every thread count.
     std::vector<StageUses> stage_uses(plan_.stages.size());
@@ -371,8 +374,12 @@ class PlanBuilder {
     Require(plan_.result.get(), plan_.num_stages - 1, nullptr, &params_used.back());
 
     for (Stage& stage : plan_.stages) {
-      for (size_t i = 0; i < num_params; ++i) {
-        if (params_used[stage.index][i]) stage.params.push_back(func->params()[i]);
+      if (options_.param_order == StageParamOrder::kFirstUse) {
+        for (int i : first_use_[stage.index]) stage.params.push_back(func->params()[i]);
+      } else {
+        for (size_t i = 0; i < num_params; ++i) {
+          if (params_used[stage.index][i]) stage.params.push_back(func->params()[i]);
+        }
       }
       std::sort(stage.weights.begin(), stage.weights.end());
       stage.weights.erase(std::unique(stage.weights.begin(), stage.weights.end()),
@@ -421,6 +428,8 @@ class PlanBuilder {
     out->begin.push_back(static_cast<uint32_t>(out->vars.size()));
   }
 
+  StagePlanOptions options_;
+  std::vector<std::vector<int>> first_use_;  // per stage: the params it uses, by first use
   // Makes the value `use` stands for available in stage `s`.
   void Require(const ir::VarNode* use, int s, const Binding& at, std::vector<bool>* params_used) {
     const Span& where = at ? at->span() : use->span();
@@ -441,6 +450,7 @@ class PlanBuilder {
     }
     if (facts == nullptr) return;
     if (facts->param >= 0) {
+      if (!(*params_used)[facts->param]) first_use_[s].push_back(facts->param);
       (*params_used)[facts->param] = true;
       return;
     }
@@ -479,8 +489,9 @@ class PlanBuilder {
 
 }  // namespace
 
-std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func) {
-  return PlanBuilder(gvar, func).Build();
+std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func,
+                                        const StagePlanOptions& options) {
+  return PlanBuilder(gvar, func, options).Build();
 }
 
 }  // namespace pipesplit::transform

@@ -80,6 +80,10 @@ TEST(PipelineTest, ErrorsAreLocated) {
             "p:1:31: attach-pipeline-stages: stages must be at least 1, got 0");
   EXPECT_EQ(PipelineError("attach-pipeline-stages"),
             "p:1:1: pass 'attach-pipeline-stages' needs option 'stages'");
+  EXPECT_EQ(PipelineError("pipeline-parallel-rewrite{param-order=mlc}"),
+            "p:1:39: pipeline-parallel-rewrite: param-order must be 'original' or 'first-use', "
+            "not 'mlc'");
+  EXPECT_EQ(PipelineError("pipeline-parallel-rewrite{param-order=first-use}"), "no error");
   EXPECT_EQ(PipelineError("attach-pipeline-stages{stages=2"),
             "p:1:1: unterminated option list of pass 'attach-pipeline-stages' (missing '}')");
 }

@@ -12,8 +12,8 @@ namespace pipesplit::transform {
 
 // Splits every marked function of `mod`. Throws DiagnosticError listing every problem of
 // every marked function. When `plans` is given, receives the stage plans used.
-ir::IRModule RewritePipelineStages(const ir::IRModule& mod,
-                                   std::vector<StagePlan>* plans = nullptr);
+ir::IRModule RewritePipelineStages(const ir::IRModule& mod, std::vector<StagePlan>* plans = nullptr,
+                                   const StagePlanOptions& options = {});
 
 }  // namespace pipesplit::transform
 

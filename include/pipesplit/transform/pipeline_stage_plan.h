@@ -32,7 +32,7 @@ struct Transfer {
 struct Stage {
   int index = 0;
   std::vector<ir::Binding> bindings;   // the stage's own bindings (no boundaries, no unpacks)
-  std::vector<ir::Var> params;         // original parameters used, in parameter order
+  std::vector<ir::Var> params;         // original parameters used (StageParamOrder)
   std::vector<int64_t> weights;        // packed_params indices read, ascending, unique
   std::vector<ir::TirVar> shape_vars;  // symbolic vars passed by the caller in `s`, in order
   // Symbolic vars first bound inside the stage by a weight read (R.Object + match_cast).
@@ -61,11 +61,22 @@ struct StagePlan {
   void ForwardValue(const ir::Var& value, int from_stage, int to_stage);
 };
 
+// How a stage function orders the parameters of the split function it uses.
+enum class StageParamOrder {
+  kOriginal,  // as the split function declares them (the spec's order)
+  kFirstUse,  // by first use in the stage's bindings (MLC-LLM's PipelineParallelRewrite)
+};
+
+struct StagePlanOptions {
+  StageParamOrder param_order = StageParamOrder::kOriginal;
+};
+
 // The plan for `func`, or nullopt when the function is not to be split (no
 // `pipeline_parallel_stages`, or it is 1). Throws DiagnosticError with every problem found in
 // the input (bad marker count, missing num_input, packed_params not last, ...), each naming
 // the function and the binding at fault.
-std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func);
+std::optional<StagePlan> BuildStagePlan(const ir::GlobalVar& gvar, const ir::Function& func,
+                                        const StagePlanOptions& options = {});
 
 }  // namespace pipesplit::transform
 
