@@ -16,6 +16,9 @@ import serve_client as sc  # noqa: E402
 
 STREAMS = 6
 BOUND = 5.0
+# The send of worker 1 that fails: late enough that every stream is open by then on a loaded
+# machine (a step of this model takes about a millisecond), early enough to keep the test short.
+FAULT_AT = 1000
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"]
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
@@ -65,11 +68,13 @@ class Faults(unittest.TestCase):
         return results
 
     def test_a_worker_that_throws(self):
-        server = sc.Server(model(), env={"PIPESPLIT_FAULT": "throw@1:30"})
+        server = sc.Server(model(), env={"PIPESPLIT_FAULT": "throw@1:%d" % FAULT_AT})
         results = self.serve_until_fault(server, "error: worker 1 (group 1) failed in a ")
-        self.assertIn("injected fault: worker 1 throws at send 30", server.output)
+        self.assertIn("injected fault: worker 1 throws at send %d" % FAULT_AT, server.output)
         self.assertEqual(server.process.returncode, 1)
-        for status, events, done in results:
+        for i, result in enumerate(results):
+            self.assertEqual(len(result), 3, "stream %d did not get its events: %r" % (i, result))
+            status, events, done = result
             self.assertEqual(status, 200)
             self.assertIn("error", events[-1], events[-1])
             self.assertIn("worker 1 (group 1) failed", events[-1]["error"]["message"])
@@ -79,7 +84,7 @@ class Faults(unittest.TestCase):
     @unittest.skipIf(shutil.which("mpirun") is None, "no mpirun")
     def test_a_killed_mpi_rank(self):
         server = sc.Server(model(), "--transport", "mpi", prefix=MPIRUN,
-                           env=dict(MPI_ENV, PIPESPLIT_FAULT="kill@1:30"))
+                           env=dict(MPI_ENV, PIPESPLIT_FAULT="kill@1:%d" % FAULT_AT))
         results = self.serve_until_fault(server, "fault injected: kill on worker 1")
         self.assertTrue(re.search(r"worker 1 \(MPI rank 1, pid \d+\) is gone|rank 1 .*exited on "
                                   r"signal 9", server.output), server.output)
