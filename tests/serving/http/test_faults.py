@@ -16,9 +16,9 @@ import serve_client as sc  # noqa: E402
 
 STREAMS = 6
 BOUND = 5.0
-# The send of worker 1 that fails: late enough that every stream is open by then on a loaded
-# machine (a step of this model takes about a millisecond), early enough to keep the test short.
-FAULT_AT = 1000
+# The send of worker 1 that fails: late enough that the streams, opened one after the other, are
+# all open by then on a loaded machine (a step of this model takes about a millisecond).
+FAULT_AT = 3000
 MPIRUN = ["mpirun", "--allow-run-as-root", "--oversubscribe", "-np", "2"]
 MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
            "OMPI_MCA_rmaps_base_oversubscribe": "1"}
@@ -35,17 +35,23 @@ class Faults(unittest.TestCase):
         """Opens STREAMS streams that would run for long; returns (their events, the seconds from
         the fault's announcement to the server's exit)."""
         results = [None] * STREAMS
+        opened = [threading.Event() for _ in range(STREAMS)]
 
         def client(i):
             try:
                 results[i] = server.stream("/v1/completions", {
-                    "prompt": [1, 2, 3], "max_tokens": 100000, "stream": True})
+                    "prompt": [1, 2, 3], "max_tokens": 100000, "temperature": 0,
+                    "stream": True}, on_open=lambda c: opened[i].set() or False)
             except (ConnectionError, OSError) as e:  # the server went away mid-stream
                 results[i] = (None, [], False, e)
+            opened[i].set()
 
+        # One stream after the other, each open (its first event read) before the next starts:
+        # the fault comes FAULT_AT sends after the first step, when all are open.
         threads = [threading.Thread(target=client, args=(i,)) for i in range(STREAMS)]
-        for t in threads:
+        for i, t in enumerate(threads):
             t.start()
+            opened[i].wait(60)
         for t in threads:
             t.join(60)
         health = None
