@@ -229,8 +229,8 @@ bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weig
     }
     for (size_t t = 0; t < a.logits.size() && t < b.logits.size(); ++t) {
       for (size_t v = 0; v < a.logits[t].size() && v < b.logits[t].size(); ++v) {
-        max_diff = std::max(max_diff, static_cast<double>(std::fabs(a.logits[t][v] -
-                                                                    b.logits[t][v])));
+        max_diff =
+            std::max(max_diff, static_cast<double>(std::fabs(a.logits[t][v] - b.logits[t][v])));
       }
     }
   }

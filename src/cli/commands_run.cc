@@ -154,8 +154,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod,
   // A tensor-parallel module runs on groups of as many workers as it has shards.
   const runtime::TensorParallelPlan plan = runtime::TensorParallelPlanOf(mod);
   int group_size = args.group_size;
-  if (group_size == 0 && plan.shards > 1 &&
-      (launcher.name() != "mpi" || args.groups == 0)) {
+  if (group_size == 0 && plan.shards > 1 && (launcher.name() != "mpi" || args.groups == 0)) {
     group_size = static_cast<int>(plan.shards);
   }
   runtime::GroupShape shape = launcher.FormGroups({args.groups, group_size}, stages);

@@ -22,8 +22,8 @@ ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_grou
   const runtime::TensorParallelPlan plan = runtime::TensorParallelPlanOf(mod);
   int group_size = requested_group_size;
   if (group_size == 0) {
-    group_size = launcher.name() == "mpi" && requested_groups > 0 ? 0
-                                                                  : static_cast<int>(plan.shards);
+    group_size =
+        launcher.name() == "mpi" && requested_groups > 0 ? 0 : static_cast<int>(plan.shards);
   }
   auto form = [&](int stages) {
     runtime::GroupShape shape = launcher.FormGroups({requested_groups, group_size}, stages);

@@ -166,8 +166,7 @@ class Builder {
     std::string strategy = "null";
     if (shard.name != nullptr && c_.tensor_parallel > 1) {
       shape[shard.dim] /= c_.tensor_parallel;
-      strategy = fmt::format(R"({{"name": "{}", "dim": {}, "segs": null}})", shard.name,
-                             shard.dim);
+      strategy = fmt::format(R"({{"name": "{}", "dim": {}, "segs": null}})", shard.name, shard.dim);
     }
     types_.push_back(F32(ShapeTupleText(shape)));
     params_json_ += fmt::format(
@@ -237,8 +236,8 @@ void CheckTensorParallel(const LlamaConfig& c, int kv_heads) {
       {c.heads, "--heads"}, {kv_heads, "--kv-heads"}, {c.ffn, "--ffn"}};
   for (const auto& [value, flag] : split) {
     if (value % tp != 0) {
-      throw std::invalid_argument(fmt::format("{} ({}) must be a multiple of --tensor-parallel ({})",
-                                              flag, value, tp));
+      throw std::invalid_argument(
+          fmt::format("{} ({}) must be a multiple of --tensor-parallel ({})", flag, value, tp));
     }
   }
 }

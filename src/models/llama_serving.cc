@@ -48,8 +48,7 @@ class ServingBuilder {
     const int tp = c_.tensor_parallel;
     // MLC's strategies (llama_model.py): q, k and v heads and the gate and up columns are
     // segments of their fused weights.
-    const Shard qkv{"_shard_qkv", 0,
-                    {c_.heads / tp * d, kv_heads_ / tp * d, kv_heads_ / tp * d}};
+    const Shard qkv{"_shard_qkv", 0, {c_.heads / tp * d, kv_heads_ / tp * d, kv_heads_ / tp * d}};
     const Shard o{"_shard_o", 1, {}};
     const Shard up{"_shard_mlp_up", 0, {c_.ffn / tp, c_.ffn / tp}};
     const Shard down{"_shard_mlp_down", 1, {}};

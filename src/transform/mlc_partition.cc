@@ -318,12 +318,12 @@ nlohmann::ordered_json MlcPartitionJson(const MlcPartition& partition) {
 
 std::string MlcPartitionText(const MlcPartition& partition) {
   const int num_stages = partition.pipeline_parallel_stages;
-  std::string out = fmt::format("mlc partition ({} stages{})\n  layer_partition [{}]\n", num_stages,
-                                partition.tensor_parallel_shards > 1
-                                    ? fmt::format(", {} tensor-parallel shards each",
-                                                  partition.tensor_parallel_shards)
-                                    : "",
-                                JoinInts(partition.layer_partition));
+  std::string out = fmt::format(
+      "mlc partition ({} stages{})\n  layer_partition [{}]\n", num_stages,
+      partition.tensor_parallel_shards > 1
+          ? fmt::format(", {} tensor-parallel shards each", partition.tensor_parallel_shards)
+          : "",
+      JoinInts(partition.layer_partition));
   std::vector<int> params_of(num_stages, 0);
   std::string shared, unread;
   for (const MlcParamStages& p : partition.params) {

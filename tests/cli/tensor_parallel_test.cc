@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
 
@@ -177,6 +179,41 @@ TEST(TensorParallelTest, AThrowingWorkerInAGroupStopsEveryWorker) {
   EXPECT_EQ(mpi.exit_code, 1) << mpi.output;
   EXPECT_THAT(mpi.output, HasSubstr("worker 3 (group 1) failed in 'main': injected fault"));
   EXPECT_FALSE(fs::exists(m.dir / "o.safetensors"));
+}
+
+TEST(TensorParallelTest, GreedyGenerationEqualsTheUnshardedModel) {
+  const fs::path dir = ScratchDir("tp_generate");
+  const std::string serving =
+      "example llama --serving --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 64 --stages 2 ";
+  ASSERT_EQ(Pipesplit(serving + "--tensor-parallel 2 -o " + (dir / "tp").string()).exit_code, 0);
+  ASSERT_EQ(Pipesplit(serving + "-o " + (dir / "full").string()).exit_code, 0);
+  const std::string args = (dir / "tp" / "model.py").string() + " --params " +
+                           (dir / "tp" / "params.safetensors").string() + " --prompts " +
+                           (dir / "tp" / "prompts.json").string() +
+                           " --max-new-tokens 8 --verify --unsharded " +
+                           (dir / "full" / "model.py").string();
+  // PP = 2 x TP = 2 on threads, two batches in flight.
+  Result threads = Pipesplit("generate " + args + " --batches-in-flight 2 -o " +
+                             (dir / "threads.json").string());
+  EXPECT_EQ(threads.exit_code, 0) << threads.output;
+  EXPECT_THAT(threads.output, HasSubstr("verified: 4 requests on 2 groups x 2 workers give the "
+                                        "unsplit token ids and logits bit for bit"));
+  EXPECT_THAT(threads.output, HasSubstr("the same token ids, logits max abs diff"));
+  EXPECT_THAT(threads.output, HasSubstr("within the tolerance 1e-05"));
+  // The same on 4 MPI ranks.
+  Result mpi = Shell(Mpirun(4) + Binary() + " generate --transport mpi " + args + " -o " +
+                     (dir / "mpi.json").string());
+  EXPECT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_THAT(mpi.output, HasSubstr("within the tolerance 1e-05"));
+  auto tokens = [](const fs::path& file) {
+    std::vector<nlohmann::json> out;
+    for (const nlohmann::json& r : nlohmann::json::parse(ReadText(file))["requests"]) {
+      out.push_back(r["tokens"]);
+    }
+    return out;
+  };
+  EXPECT_EQ(tokens(dir / "threads.json"), tokens(dir / "mpi.json"));
+  EXPECT_EQ(tokens(dir / "threads.json").size(), 4u);
 }
 
 }  // namespace

@@ -77,8 +77,9 @@ MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
                                            const std::vector<StagePlan>& plans,
                                            const std::vector<std::string>& param_names = {});
 
-// {"pipeline_parallel_stages": S, "tensor_parallel_shards": K, "layer_partition": [...], "param_stages": {"<name or
-// index>": [stages], ...}, "params": [{"index": i, "name": "..." (when known), "stages": [...]},
+// {"pipeline_parallel_stages": S, "tensor_parallel_shards": K, "layer_partition": [...],
+// "param_stages": {"<name or index>": [stages], ...}, "params": [{"index": i, "name": "..." (when
+// known), "stages": [...]},
 // ...]}.
 nlohmann::ordered_json MlcPartitionJson(const MlcPartition& partition);
 // A short text section: the layer partition, each stage's layers and parameter count, the

@@ -42,8 +42,8 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
   });
   RegisterKvCacheBuiltins(registry);
   RegisterPagedKvCacheBuiltins(registry);
-  RegisterCclBuiltins(registry, std::make_shared<Collectives>(nullptr, 0, 1, 1,
-                                                              std::chrono::milliseconds(0)));
+  RegisterCclBuiltins(
+      registry, std::make_shared<Collectives>(nullptr, 0, 1, 1, std::chrono::milliseconds(0)));
 }
 
 }  // namespace pipesplit::runtime

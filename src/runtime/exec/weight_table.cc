@@ -123,9 +123,9 @@ std::shared_ptr<const WeightSource> WeightsOfShard(const TensorParallelPlan& pla
                                                    const WeightSource& weights, int64_t shard) {
   if (plan.shards == 1) return {std::shared_ptr<void>(), &weights};
   if (static_cast<int64_t>(plan.specs.size()) != weights.size()) {
-    throw RuntimeError(fmt::format(
-        "the module's _metadata describes {} params but {} weights are given", plan.specs.size(),
-        weights.size()));
+    throw RuntimeError(
+        fmt::format("the module's _metadata describes {} params but {} weights are given",
+                    plan.specs.size(), weights.size()));
   }
   return std::make_shared<ShardedWeights>(weights, plan.specs, plan.shards, shard);
 }

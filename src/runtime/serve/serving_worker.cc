@@ -102,8 +102,8 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
       &builtins_, group_, options_.num_groups,
       [this](BuiltinCall& call) { return SendToNextGroup(call); },
       [this](BuiltinCall& call) { return RecvFromPrevGroup(call); },
-      std::make_shared<Collectives>(&transport_, worker_, options_.num_groups,
-                                    options_.group_size, options_.timeout));
+      std::make_shared<Collectives>(&transport_, worker_, options_.num_groups, options_.group_size,
+                                    options_.timeout));
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
   // The cache builtin keeps the arguments of the last cache it creates.
