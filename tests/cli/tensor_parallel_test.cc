@@ -207,7 +207,8 @@ TEST(TensorParallelTest, GreedyGenerationEqualsTheUnshardedModel) {
   EXPECT_THAT(mpi.output, HasSubstr("within the tolerance 1e-05"));
   auto tokens = [](const fs::path& file) {
     std::vector<nlohmann::json> out;
-    for (const nlohmann::json& r : nlohmann::json::parse(ReadText(file))["requests"]) {
+    const nlohmann::json doc = nlohmann::json::parse(ReadText(file));
+    for (const nlohmann::json& r : doc.at("requests")) {
       out.push_back(r["tokens"]);
     }
     return out;
