@@ -314,10 +314,11 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
       std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
       return 1;
     }
+    const std::string workers = group_size == 1 ? "" : fmt::format(" x {} workers", group_size);
     std::printf(
-        "verified: %zu requests on %d groups x %d worker%s give the unsplit token ids and logits "
-        "bit for bit\n",
-        prompts.size(), groups, group_size, group_size == 1 ? "" : "s");
+        "verified: %zu requests on %d groups%s give the unsplit token ids and logits bit for "
+        "bit\n",
+        prompts.size(), groups, workers.c_str());
     if (!args.unsharded.empty() && !VerifyUnsharded(args, weights, prompts, single, result)) {
       return 1;
     }
