@@ -37,6 +37,9 @@ void AddLlamaOptions(CLI::App* cmd, ExampleOptions* o) {
   cmd->add_option("--seq", o->config.seq, "sequence length");
   cmd->add_option("--stages", o->config.stages, "pipeline stages");
   cmd->add_option("--seed", o->config.seed, "random seed of weights and inputs");
+  cmd->add_option("--tensor-parallel", o->config.tensor_parallel,
+                  "workers per group the model is sharded for (MLC's tensor_parallel_shards): "
+                  "per-shard heads and FFN columns, R.ccl.allreduce, weights written unsharded");
   cmd->add_option("-o,--output", o->dir, "output directory")->required();
   cmd->add_option("--microbatches", o->microbatches,
                   "also write microbatches.safetensors: M requests as <input>.<k> (request k from "

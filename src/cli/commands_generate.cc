@@ -40,7 +40,10 @@ struct GenerateArgs {
   std::string dump_logits;
   int max_new_tokens = 16;
   int groups = 0;
+  int group_size = 0;  // 0: the module's tensor_parallel_shards
   std::string transport = "threads";
+  std::string unsharded;  // --verify: also against the unsharded model
+  double tolerance = 1e-5;
   int batches_in_flight = 1;
   int max_batch_size = 0;
   double temperature = 0;
@@ -204,9 +207,46 @@ runtime::Tensor LogitsTensor(const runtime::GenerateResult& r) {
   return std::move(builder).Publish();
 }
 
+// generate --verify --unsharded: generates with the unsharded model on one worker (options as
+// `single`'s) and requires the same token ids and logits within args.tolerance.
+bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weights,
+                     const std::vector<std::vector<int32_t>>& prompts,
+                     runtime::GenerateOptions single, const runtime::GenerateResult& result) {
+  ir::IRModule mod = LoadModule(args.unsharded);
+  runtime::CheckWeightTypes(mod, weights);
+  single.session.group_size = 1;
+  single.session.kernels = LoadKernels(mod, args.kernels);
+  runtime::GenerateResult reference =
+      runtime::Generate(*runtime::MakeThreadLauncher(), mod, weights, prompts, single);
+  double max_diff = 0;
+  for (size_t q = 0; q < prompts.size(); ++q) {
+    const runtime::RequestOutput& a = reference.requests[q];
+    const runtime::RequestOutput& b = result.requests[q];
+    if (a.tokens != b.tokens) {
+      std::fprintf(stderr, "error: request %zu: the unsharded model (%s) generates other tokens\n",
+                   q, args.unsharded.c_str());
+      return false;
+    }
+    for (size_t t = 0; t < a.logits.size() && t < b.logits.size(); ++t) {
+      for (size_t v = 0; v < a.logits[t].size() && v < b.logits[t].size(); ++v) {
+        max_diff =
+            std::max(max_diff, static_cast<double>(std::fabs(a.logits[t][v] - b.logits[t][v])));
+      }
+    }
+  }
+  const bool within = max_diff <= args.tolerance;
+  std::printf(
+      "unsharded (%s, 1 worker): the same token ids, logits max abs diff %g, %s the tolerance "
+      "%g\n",
+      args.unsharded.c_str(), max_diff, within ? "within" : "BEYOND", args.tolerance);
+  if (!within) std::fprintf(stderr, "error: logits differ from the unsharded model's\n");
+  return within;
+}
+
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);
-  auto [mod, groups] = ServingModuleForGroups(loaded, args.groups, launcher, "generate");  // 1
+  auto [mod, groups, group_size] =
+      ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "generate");  // 1
   std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);                   // step 2
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
@@ -214,7 +254,7 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
 
   runtime::GenerateOptions options;
   options.session.num_groups = groups;
-  options.session.group_size = 1;
+  options.session.group_size = group_size;
   options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.session.kernels = LoadKernels(mod, args.kernels);
   options.session.threads_per_group = args.threads_per_group;
@@ -274,10 +314,14 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
       std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
       return 1;
     }
+    const std::string workers = group_size == 1 ? "" : fmt::format(" x {} workers", group_size);
     std::printf(
-        "verified: %zu requests on %d groups give the unsplit token ids and logits bit "
-        "for bit\n",
-        prompts.size(), groups);
+        "verified: %zu requests on %d groups%s give the unsplit token ids and logits bit for "
+        "bit\n",
+        prompts.size(), groups, workers.c_str());
+    if (!args.unsharded.empty() && !VerifyUnsharded(args, weights, prompts, single, result)) {
+      return 1;
+    }
   }
   return 0;
 }
@@ -297,6 +341,16 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "the generated tokens (JSON)")->required();
   cmd->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate per prompt")
       ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--group-size", args->group_size,
+                  "workers per group, each holding a shard of a tensor-parallel module (default: "
+                  "the module's tensor_parallel_shards)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--unsharded", args->unsharded,
+                  "with --verify: the same model without tensor parallelism, generated on one "
+                  "worker; the same token ids and logits within --tolerance are required");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "largest absolute logit difference allowed against --unsharded (default 1e-5)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--transport", args->transport,

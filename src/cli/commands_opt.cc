@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/transform/pass.h"
@@ -81,6 +82,9 @@ Runner AddOptCommand(CLI::App& app) {
           for (const runtime::MlcParam& p : list->params) names.push_back(p.name);
         }
         mlc = transform::TryComputeMlcPartition(out, plans, names);
+        if (mlc->partition) {
+          mlc->partition->tensor_parallel_shards = runtime::TensorParallelPlanOf(mod).shards;
+        }
       }
       const transform::MlcPartitionOrError* mlc_ptr = mlc ? &*mlc : nullptr;
       WriteOutput(args->stage_report, args->stage_report_format == "text"

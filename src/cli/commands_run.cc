@@ -98,6 +98,9 @@ struct RunArgs {
   std::string output;
   KernelOptions kernels;
   PipelineArgs pipeline;
+  // verify-split: the same model unsharded, compared within `tolerance` (max abs diff).
+  std::string unsharded;
+  double tolerance = 1e-5;
 };
 
 void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
@@ -108,7 +111,8 @@ void AddCommonRunOptions(CLI::App* cmd, RunArgs* args) {
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--group-size", args->group_size,
-                  "workers per group (default: 1; under MPI, the ranks divided among the groups)")
+                  "workers per group (default: the module's tensor_parallel_shards, else 1; "
+                  "under MPI, the ranks divided among the groups)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--timeout", args->timeout,
                   "seconds a receive waits for its send before failing (default: 60)")
@@ -147,7 +151,14 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod,
   runtime::SessionOptions options;
   runtime::EntryLayout layout = runtime::AnalyzeEntry(mod, args.entry);
   int stages = layout.stages.empty() ? 1 : static_cast<int>(layout.stages.size());
-  runtime::GroupShape shape = launcher.FormGroups({args.groups, args.group_size}, stages);
+  // A tensor-parallel module runs on groups of as many workers as it has shards.
+  const runtime::TensorParallelPlan plan = runtime::TensorParallelPlanOf(mod);
+  int group_size = args.group_size;
+  if (group_size == 0 && plan.shards > 1 && (launcher.name() != "mpi" || args.groups == 0)) {
+    group_size = static_cast<int>(plan.shards);
+  }
+  runtime::GroupShape shape = launcher.FormGroups({args.groups, group_size}, stages);
+  runtime::CheckGroupSize(plan, shape.group_size);
   options.num_groups = shape.num_groups;
   options.group_size = shape.group_size;
   options.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
@@ -175,6 +186,43 @@ int RunOn(runtime::Launcher& launcher, const RunArgs& args) {
   return 0;
 }
 
+// verify-split --unsharded: runs the unsharded model on one worker for every micro-batch and
+// compares its outputs with `split` (the split run's, flattened) within args.tolerance; prints
+// the largest difference and returns whether it is within.
+bool CompareUnsharded(const RunArgs& args, const runtime::WeightSource& weights,
+                      size_t num_microbatches, const std::vector<runtime::Tensor>& split) {
+  ir::IRModule mod = LoadModule(args.unsharded);
+  runtime::CheckWeightTypes(mod, weights);
+  std::unique_ptr<runtime::Launcher> launcher = runtime::MakeThreadLauncher();
+  runtime::SessionOptions one;
+  one.kernels = LoadKernels(mod, args.kernels);
+  one.metadata = LoadMetadata(args.inputs.metadata);
+  std::vector<std::vector<runtime::Value>> inputs = LoadInputs(
+      args.inputs, mod, args.entry, one.kernels, one.metadata, args.pipeline.microbatches);
+  std::vector<runtime::Tensor> reference;
+  for (size_t k = 0; k < inputs.size() && k < num_microbatches; ++k) {
+    launcher->Run(mod, args.entry, {inputs[k]}, weights, one).output.Flatten(&reference);
+  }
+  if (reference.size() != split.size()) {
+    std::printf("unsharded: %zu outputs but the split run has %zu\n", reference.size(),
+                split.size());
+    return false;
+  }
+  double max_diff = 0;
+  for (size_t i = 0; i < split.size(); ++i) {
+    if (reference[i].dtype() != split[i].dtype() || reference[i].shape() != split[i].shape()) {
+      std::printf("output_%zu: unsharded %s vs split %s\n", i, reference[i].ToString().c_str(),
+                  split[i].ToString().c_str());
+      return false;
+    }
+    max_diff = std::max(max_diff, runtime::MaxAbsDiff(reference[i], split[i]));
+  }
+  const bool within = max_diff <= args.tolerance;
+  std::printf("unsharded (%s, 1 worker): max abs diff %g, %s the tolerance %g\n",
+              args.unsharded.c_str(), max_diff, within ? "within" : "BEYOND", args.tolerance);
+  return within;
+}
+
 }  // namespace
 
 Runner AddRunCommand(CLI::App& app) {
@@ -198,6 +246,13 @@ Runner AddVerifySplitCommand(CLI::App& app) {
       "verify-split",
       "run a module unsplit on one worker and split on its groups; compare outputs bit for bit");
   AddCommonRunOptions(cmd, args.get());
+  cmd->add_option("--unsharded", args->unsharded,
+                  "the same model without tensor parallelism (example llama without "
+                  "--tensor-parallel), run on one worker and compared within --tolerance");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "largest absolute difference allowed against --unsharded (default 1e-5): "
+                  "sharded sums add in another order")
+      ->check(CLI::NonNegativeNumber);
   return [args] {
     ir::IRModule mod = LoadModule(args->module);
     Weights opened = OpenWeights(args->weights, mod);
@@ -209,15 +264,15 @@ Runner AddVerifySplitCommand(CLI::App& app) {
     std::unique_ptr<runtime::Launcher> launcher = runtime::MakeThreadLauncher();
     runtime::SessionOptions options = Options(*args, split, *launcher);
 
-    // The reference: every micro-batch alone, unsplit, on one worker with a group's threads.
+    // The reference: every micro-batch alone, unsplit, on one group (of the split run's group
+    // size: tensor parallelism alone) with a group's threads.
     runtime::SessionOptions single;
+    single.group_size = options.group_size;
     single.timeout = options.timeout;
     single.kernels = LoadKernels(mod, args->kernels);
     single.metadata = LoadMetadata(args->inputs.metadata);
-    // A group's share for one of its workers (what each worker of the split run gets).
-    single.threads_per_group = runtime::WorkerShare(options.threads_per_group, options.group_size);
-    single.blas_threads_per_group =
-        runtime::WorkerShare(options.blas_threads_per_group, options.group_size);
+    single.threads_per_group = options.threads_per_group;
+    single.blas_threads_per_group = options.blas_threads_per_group;
     // Inputs are made afresh for each run: a --arg value may be mutable state (a KV cache).
     std::vector<std::vector<runtime::Value>> inputs =
         LoadInputs(args->inputs, mod, args->entry, single.kernels, single.metadata,
@@ -247,8 +302,9 @@ Runner AddVerifySplitCommand(CLI::App& app) {
       max_diff = std::max(max_diff, runtime::MaxAbsDiff(a[i], b[i]));
       identical &= runtime::BitwiseEqual(a[i], b[i]);
     }
-    std::printf("unsplit: 1 worker; split: %d groups x %d workers (%zu stages)\n",
-                options.num_groups, options.group_size,
+    std::printf("unsplit: 1 group x %d worker%s; split: %d groups x %d workers (%zu stages)\n",
+                options.group_size, options.group_size == 1 ? "" : "s", options.num_groups,
+                options.group_size,
                 plans.empty() ? size_t{1} : static_cast<size_t>(plans[0].num_stages));
     for (int g = 0; g < options.num_groups; ++g) {
       const runtime::WorkerReport& r = staged.workers[static_cast<size_t>(g) * options.group_size];
@@ -263,10 +319,15 @@ Runner AddVerifySplitCommand(CLI::App& app) {
       std::printf("micro-batches: %d, each compared with its own unsplit run\n",
                   args->pipeline.num_microbatches());
     }
+    bool within = true;
+    if (!args->unsharded.empty()) {
+      within = CompareUnsharded(*args, weights, inputs.size(), b);
+    }
     if (identical) {
-      std::printf("verdict: bit-identical (%zu output%s, max abs diff %g)\n", a.size(),
-                  a.size() == 1 ? "" : "s", max_diff);
-      return 0;
+      std::printf("verdict: bit-identical (%zu output%s, max abs diff %g)%s\n", a.size(),
+                  a.size() == 1 ? "" : "s", max_diff,
+                  within ? "" : "; the unsharded model differs beyond the tolerance");
+      return within ? 0 : 1;
     }
     std::printf("verdict: MISMATCH (%zu vs %zu outputs, max abs diff %g)\n", a.size(), b.size(),
                 max_diff);

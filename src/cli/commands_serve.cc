@@ -44,6 +44,7 @@ struct ServeArgs {
   int port = 8000;
   std::string model_name;
   int groups = 0;
+  int group_size = 0;  // 0: the module's tensor_parallel_shards
   std::string transport = "threads";
   int batches_in_flight = 1;
   int64_t max_batch_size = 0;
@@ -118,7 +119,8 @@ class SignalWatch {
 
 int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
   ir::IRModule loaded = LoadModule(args.module);  // step 1
-  const auto [mod, num_groups] = ServingModuleForGroups(loaded, args.groups, launcher, "serve");
+  const auto [mod, num_groups, group_size] =
+      ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "serve");
   const int groups = num_groups;
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
@@ -134,7 +136,7 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
 
   runtime::EngineOptions options;
   options.session.num_groups = groups;
-  options.session.group_size = 1;
+  options.session.group_size = group_size;
   options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
   options.session.kernels = LoadKernels(mod, args.kernels);
   options.session.threads_per_group = args.threads_per_group;
@@ -233,6 +235,10 @@ Runner AddServeCommand(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--served-model-name", args->model_name,
                   "the model's name in the API (default: the MLC folder's or the module's name)");
+  cmd->add_option("--group-size", args->group_size,
+                  "workers per group, each holding a shard of a tensor-parallel module (default: "
+                  "the module's tensor_parallel_shards)")
+      ->check(CLI::Range(1, 4096));
   cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--transport", args->transport,

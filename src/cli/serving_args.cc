@@ -8,35 +8,47 @@
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
+#include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/support/quantity.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
 namespace pipesplit::cli {
 
-std::pair<ir::IRModule, int> ServingModuleForGroups(const ir::IRModule& mod, int requested_groups,
-                                                    const runtime::Launcher& launcher,
-                                                    const std::string& command) {
+ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_groups,
+                                     int requested_group_size, const runtime::Launcher& launcher,
+                                     const std::string& command) {
+  // A tensor-parallel module runs on groups of as many workers as it has shards.
+  const runtime::TensorParallelPlan plan = runtime::TensorParallelPlanOf(mod);
+  int group_size = requested_group_size;
+  if (group_size == 0) {
+    group_size =
+        launcher.name() == "mpi" && requested_groups > 0 ? 0 : static_cast<int>(plan.shards);
+  }
+  auto form = [&](int stages) {
+    runtime::GroupShape shape = launcher.FormGroups({requested_groups, group_size}, stages);
+    runtime::CheckGroupSize(plan, shape.group_size);
+    return shape;
+  };
   std::vector<std::string> stages =
       runtime::AnalyzeEntry(mod, runtime::serve_fn::kBatchDecode).stages;
   if (!stages.empty()) {
-    int groups =
-        launcher.FormGroups({requested_groups, 1}, static_cast<int>(stages.size())).num_groups;
-    return {mod, groups};
+    runtime::GroupShape shape = form(static_cast<int>(stages.size()));
+    return {mod, shape.num_groups, shape.group_size};
   }
   ir::IRModule split = transform::RewritePipelineStages(mod);
   analysis::VerifyWellFormed(split);
   const int split_stages = std::max<int>(
       1, static_cast<int>(
              runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
-  const int groups = launcher.FormGroups({requested_groups, 1}, split_stages).num_groups;
-  if (groups == 1) return {mod, 1};
-  if (groups != split_stages) {
-    throw runtime::RuntimeError(
-        fmt::format("the module has {} pipeline stage{}: {} on 1 or {} groups, not {}",
-                    split_stages, split_stages == 1 ? "" : "s", command, split_stages, groups));
+  const runtime::GroupShape shape = form(split_stages);
+  if (shape.num_groups == 1) return {mod, 1, shape.group_size};
+  if (shape.num_groups != split_stages) {
+    throw runtime::RuntimeError(fmt::format(
+        "the module has {} pipeline stage{}: {} on 1 or {} groups, not {}", split_stages,
+        split_stages == 1 ? "" : "s", command, split_stages, shape.num_groups));
   }
-  return {split, groups};
+  return {split, shape.num_groups, shape.group_size};
 }
 
 void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& default_phrase) {

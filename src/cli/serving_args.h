@@ -19,10 +19,17 @@ class Launcher;
 namespace pipesplit::cli {
 
 // The module to run on the groups `launcher` forms for `requested_groups` (0: the module's
-// stages), and their count. RuntimeError when the groups do not fit the module's stages.
-std::pair<ir::IRModule, int> ServingModuleForGroups(const ir::IRModule& mod, int requested_groups,
-                                                    const runtime::Launcher& launcher,
-                                                    const std::string& command);
+// stages) of `requested_group_size` workers (0: the module's tensor_parallel_shards), and the
+// groups' shape. RuntimeError when the groups do not fit the module's stages; a group size
+// other than the module's shards is a located error (runtime::CheckGroupSize).
+struct ServingGroups {
+  ir::IRModule module;  // split when it runs on more than one group
+  int num_groups = 1;
+  int group_size = 1;
+};
+ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_groups,
+                                     int requested_group_size, const runtime::Launcher& launcher,
+                                     const std::string& command);
 
 struct KvCacheArgs {
   int64_t max_total_tokens = 0;

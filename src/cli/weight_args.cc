@@ -36,9 +36,9 @@ void AddWeightOptions(CLI::App* cmd, WeightArgs* args) {
 runtime::MlcParamList ReadParamNames(const std::string& path) {
   if (EndsWith(path, ".safetensors")) {
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(path));
-    runtime::MlcParamList list{path, {}};
+    runtime::MlcParamList list{path, {}, 1, Span{}};
     for (int64_t i = 0; i < weights.size(); ++i)
-      list.params.push_back({weights.Name(i), "", Span{}});
+      list.params.push_back({weights.Name(i), "", Span{}, std::nullopt});
     return list;
   }
   if (EndsWith(path, ".json")) return runtime::MlcParamsFromJsonFile(path);

@@ -4,6 +4,7 @@
 #include "pipesplit/models/llama.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -22,18 +23,31 @@ std::string F32(const std::string& shape) {
   return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);
 }
 
+// How a weight is split under tensor parallelism: MLC's shard function name (null: not split)
+// and the dim cut.
+struct Shard {
+  const char* name = nullptr;
+  int dim = 0;
+};
+
 class Builder {
  public:
   explicit Builder(const LlamaConfig& c) : c_(c), rng_(c.seed) {}
 
   LlamaExample Build() {
-    const int h = c_.hidden, d = c_.hidden / c_.heads, s = c_.seq;
+    const int h = c_.hidden, d = c_.hidden / c_.heads, s = c_.seq, tp = c_.tensor_parallel;
+    const int heads = c_.heads / tp;  // of one shard
     std::string& body = body_;
     auto line = [&](const std::string& text) { body += "            " + text + "\n"; };
 
     std::string embed = Weight("embed", {c_.vocab, h}, h);
     std::string cos = Table("rope.cos", true), sin = Table("rope.sin", false);
-    line(fmt::format("ids = R.reshape(input_ids, R.shape([{}]))", s));
+    std::string input_ids = "input_ids";
+    if (tp > 1) {
+      line("ids_b = R.ccl.broadcast_from_worker0(input_ids)");
+      input_ids = "ids_b";
+    }
+    line(fmt::format("ids = R.reshape({}, R.shape([{}]))", input_ids, s));
     line(fmt::format("x0 = R.take({}, ids, axis=0)", Read(embed)));
     line(fmt::format("h0 = R.reshape(x0, R.shape([1, {}, {}]))", s, h));
     line(
@@ -46,14 +60,17 @@ class Builder {
     for (int l = 0; l < c_.layers; ++l) {
       std::string p = fmt::format("l{}_", l);
       std::string attn_norm = Weight(fmt::format("layers.{}.attn_norm", l), {h}, 0);
-      std::string wq = Weight(fmt::format("layers.{}.wq", l), {h, h}, h);
-      std::string wk = Weight(fmt::format("layers.{}.wk", l), {h, h}, h);
-      std::string wv = Weight(fmt::format("layers.{}.wv", l), {h, h}, h);
-      std::string wo = Weight(fmt::format("layers.{}.wo", l), {h, h}, h);
+      std::string wq = Weight(fmt::format("layers.{}.wq", l), {h, h}, h, {"_shard_q", 1});
+      std::string wk = Weight(fmt::format("layers.{}.wk", l), {h, h}, h, {"_shard_k", 1});
+      std::string wv = Weight(fmt::format("layers.{}.wv", l), {h, h}, h, {"_shard_v", 1});
+      std::string wo = Weight(fmt::format("layers.{}.wo", l), {h, h}, h, {"_shard_o", 0});
       std::string mlp_norm = Weight(fmt::format("layers.{}.mlp_norm", l), {h}, 0);
-      std::string wg = Weight(fmt::format("layers.{}.w_gate", l), {h, c_.ffn}, h);
-      std::string wu = Weight(fmt::format("layers.{}.w_up", l), {h, c_.ffn}, h);
-      std::string wd = Weight(fmt::format("layers.{}.w_down", l), {c_.ffn, h}, c_.ffn);
+      std::string wg =
+          Weight(fmt::format("layers.{}.w_gate", l), {h, c_.ffn}, h, {"_shard_mlp_gate", 1});
+      std::string wu =
+          Weight(fmt::format("layers.{}.w_up", l), {h, c_.ffn}, h, {"_shard_mlp_up", 1});
+      std::string wd =
+          Weight(fmt::format("layers.{}.w_down", l), {c_.ffn, h}, c_.ffn, {"_shard_mlp_down", 0});
       line(fmt::format("{0}an = R.nn.rms_norm({1}, {2}, axes=[-1], epsilon=1.0000000000000001e-05)",
                        p, x, Read(attn_norm)));
       const char* names[3] = {"q", "k", "v"};
@@ -61,7 +78,7 @@ class Builder {
       for (int i = 0; i < 3; ++i) {
         line(fmt::format("{0}{1} = R.matmul({0}an, {2})", p, names[i], Read(weights[i])));
         line(fmt::format("{0}{1}4 = R.reshape({0}{1}, R.shape([1, {2}, {3}, {4}]))", p, names[i], s,
-                         c_.heads, d));
+                         heads, d));
         line(fmt::format("{0}{1}t = R.permute_dims({0}{1}4, axes=[0, 2, 1, 3])", p, names[i]));
       }
       for (const char* n : {"q", "k"}) {
@@ -87,9 +104,9 @@ class Builder {
       line(fmt::format("{0}pr = R.nn.softmax({0}sm, axis=-1)", p));
       line(fmt::format("{0}o = R.matmul({0}pr, {0}vt)", p));
       line(fmt::format("{0}ot = R.permute_dims({0}o, axes=[0, 2, 1, 3])", p));
-      line(fmt::format("{0}o3 = R.reshape({0}ot, R.shape([1, {1}, {2}]))", p, s, h));
+      line(fmt::format("{0}o3 = R.reshape({0}ot, R.shape([1, {1}, {2}]))", p, s, heads * d));
       line(fmt::format("{0}ao = R.matmul({0}o3, {1})", p, Read(wo)));
-      line(fmt::format("{0}h1 = R.add({1}, {0}ao)", p, x));
+      line(fmt::format("{0}h1 = R.add({1}, {2})", p, x, AllReduce(p + "ao")));
       line(fmt::format(
           "{0}mn = R.nn.rms_norm({0}h1, {1}, axes=[-1], epsilon=1.0000000000000001e-05)", p,
           Read(mlp_norm)));
@@ -98,7 +115,7 @@ class Builder {
       line(fmt::format("{0}u = R.matmul({0}mn, {1})", p, Read(wu)));
       line(fmt::format("{0}gu = R.multiply({0}gs, {0}u)", p));
       line(fmt::format("{0}dn = R.matmul({0}gu, {1})", p, Read(wd)));
-      line(fmt::format("{0}h2 = R.add({0}h1, {0}dn)", p));
+      line(fmt::format("{0}h2 = R.add({0}h1, {1})", p, AllReduce(p + "dn")));
       x = p + "h2";
       if (markers + 1 < c_.stages && (l + 1) * c_.stages >= (markers + 1) * c_.layers &&
           l + 1 < c_.layers) {
@@ -127,6 +144,7 @@ class Builder {
         "        with R.dataflow():\n{4}        return logits\n",
         s, packed, F32(fmt::format("1, {}, {}", s, c_.vocab)), c_.stages, body,
         ir::protocol::kPackedParams, ir::attr::kNumInput, ir::attr::kPipelineParallelStages);
+    if (tp > 1) out.module_text += TensorParallelMetadataFunction(c_, params_json_ + "]");
     out.weights = std::move(weights_);
     std::string names = "[";
     for (size_t i = 0; i < out.weights.size(); ++i) {
@@ -140,11 +158,29 @@ class Builder {
   }
 
  private:
-  // Registers a weight; fan_in 0 means a norm weight (around 1).
-  std::string Weight(const std::string& name, std::vector<int64_t> shape, int fan_in) {
+  // Registers a weight of (unsharded) `shape`; fan_in 0 means a norm weight (around 1). Under
+  // tensor parallelism a weight with a `shard` is declared with its shard's shape.
+  std::string Weight(const std::string& name, std::vector<int64_t> shape, int fan_in,
+                     Shard shard = {}) {
     weights_.emplace_back(name, SeededWeight(rng_, shape, fan_in));
+    std::string strategy = "null";
+    if (shard.name != nullptr && c_.tensor_parallel > 1) {
+      shape[shard.dim] /= c_.tensor_parallel;
+      strategy = fmt::format(R"({{"name": "{}", "dim": {}, "segs": null}})", shard.name, shard.dim);
+    }
     types_.push_back(F32(ShapeTupleText(shape)));
+    params_json_ += fmt::format(
+        R"({}{{"name": "{}", "shape": [{}], "dtype": "float32", "shard_strategy": {}}})",
+        params_json_.size() > 1 ? ", " : "", name, fmt::join(shape, ", "), strategy);
     return std::to_string(types_.size() - 1);
+  }
+
+  // The partial sums of `partial` over the group (itself without tensor parallelism).
+  std::string AllReduce(const std::string& partial) {
+    if (c_.tensor_parallel == 1) return partial;
+    body_ += fmt::format(
+        "            {0}_ar = R.ccl.allreduce({0}, op_type=\"sum\", in_group=True)\n", partial);
+    return partial + "_ar";
   }
 
   // Rotary tables [1, 1, seq, head_dim] (broadcast over heads): cos or sin of pos * freq.
@@ -160,6 +196,9 @@ class Builder {
     weights_.emplace_back(name,
                           runtime::MakeTensor(DataType::Float(32), {1, 1, c_.seq, d}, values));
     types_.push_back(F32(fmt::format("1, 1, {}, {}", c_.seq, d)));
+    params_json_ += fmt::format(
+        R"({}{{"name": "{}", "shape": [1, 1, {}, {}], "dtype": "float32", "shard_strategy": null}})",
+        params_json_.size() > 1 ? ", " : "", name, c_.seq, d);
     return std::to_string(types_.size() - 1);
   }
 
@@ -174,6 +213,7 @@ class Builder {
   Rng rng_;
   std::vector<runtime::NamedTensor> weights_;
   std::vector<std::string> types_;
+  std::string params_json_ = "[";  // _metadata's params so far
   std::string body_;
   int reads_ = 0;
 };
@@ -189,8 +229,36 @@ void CheckModelSizes(const LlamaConfig& c) {
   }
 }
 
+void CheckTensorParallel(const LlamaConfig& c, int kv_heads) {
+  const int tp = c.tensor_parallel;
+  if (tp < 1) throw std::invalid_argument("--tensor-parallel must be at least 1");
+  const std::pair<int, const char*> split[] = {
+      {c.heads, "--heads"}, {kv_heads, "--kv-heads"}, {c.ffn, "--ffn"}};
+  for (const auto& [value, flag] : split) {
+    if (value % tp != 0) {
+      throw std::invalid_argument(
+          fmt::format("{} ({}) must be a multiple of --tensor-parallel ({})", flag, value, tp));
+    }
+  }
+}
+
+std::string TensorParallelMetadataFunction(const LlamaConfig& c, const std::string& params_json) {
+  std::string json = fmt::format(
+      R"({{"model_type": "llama", "tensor_parallel_shards": {}, "pipeline_parallel_stages": {}, )"
+      R"("params": {}}})",
+      c.tensor_parallel, c.stages, params_json);
+  std::string escaped;
+  for (char ch : json) {
+    if (ch == '"' || ch == '\\') escaped += '\\';
+    escaped += ch;
+  }
+  return "\n    @R.function\n    def _metadata() -> R.Object:\n        return R.str(\"" + escaped +
+         "\")\n";
+}
+
 LlamaExample GenerateLlamaExample(const LlamaConfig& c) {
   CheckModelSizes(c);
+  CheckTensorParallel(c, c.heads);
   if (c.seq < 1) throw std::invalid_argument("--seq must be at least 1");
   if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0) {
     throw std::invalid_argument("--hidden must be a multiple of 2 * --heads");

@@ -5,6 +5,7 @@
 #include "pipesplit/models/llama_serving.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 #include <stdexcept>
@@ -44,14 +45,21 @@ class ServingBuilder {
 
   LlamaServingExample Build() {
     const int h = c_.hidden, d = c_.hidden / c_.heads, qkv_heads = c_.heads + 2 * kv_heads_;
+    const int tp = c_.tensor_parallel;
+    // MLC's strategies (llama_model.py): q, k and v heads and the gate and up columns are
+    // segments of their fused weights.
+    const Shard qkv{"_shard_qkv", 0, {c_.heads / tp * d, kv_heads_ / tp * d, kv_heads_ / tp * d}};
+    const Shard o{"_shard_o", 1, {}};
+    const Shard up{"_shard_mlp_up", 0, {c_.ffn / tp, c_.ffn / tp}};
+    const Shard down{"_shard_mlp_down", 1, {}};
     embed_ = Weight("model.embed_tokens.weight", {c_.vocab, h}, h);
     for (int l = 0; l < c_.layers; ++l) {
       const std::string p = fmt::format("model.layers.{}.", l);
       Layer layer;
-      layer.qkv = Weight(p + "self_attn.qkv_proj.weight", {qkv_heads * d, h}, h);
-      layer.o = Weight(p + "self_attn.o_proj.weight", {h, c_.heads * d}, c_.heads * d);
-      layer.gate_up = Weight(p + "mlp.gate_up_proj.weight", {2 * c_.ffn, h}, h);
-      layer.down = Weight(p + "mlp.down_proj.weight", {h, c_.ffn}, c_.ffn);
+      layer.qkv = Weight(p + "self_attn.qkv_proj.weight", {qkv_heads * d, h}, h, qkv);
+      layer.o = Weight(p + "self_attn.o_proj.weight", {h, c_.heads * d}, c_.heads * d, o);
+      layer.gate_up = Weight(p + "mlp.gate_up_proj.weight", {2 * c_.ffn, h}, h, up);
+      layer.down = Weight(p + "mlp.down_proj.weight", {h, c_.ffn}, c_.ffn, down);
       layer.in_norm = Weight(p + "input_layernorm.weight", {h}, 0);
       layer.post_norm = Weight(p + "post_attention_layernorm.weight", {h}, 0);
       layers_.push_back(layer);
@@ -71,6 +79,7 @@ class ServingBuilder {
         Embed() + "\n" + ModelFunction("prefill") + "\n" + ModelFunction("decode") + "\n" +
         ModelFunction("batch_prefill") + "\n" + ModelFunction("batch_decode") + "\n" +
         CreateCache();
+    if (tp > 1) out.module_text += TensorParallelMetadataFunction(c_, params_json_ + "]");
     out.weights = std::move(weights_);
     std::string names = "[";
     for (size_t i = 0; i < out.weights.size(); ++i) {
@@ -102,11 +111,43 @@ class ServingBuilder {
     int qkv, o, gate_up, down, in_norm, post_norm;
   };
 
-  // Registers a weight; fan_in 0 means a norm weight (around 1). Returns its index.
-  int Weight(const std::string& name, std::vector<int64_t> shape, int fan_in) {
+  struct Shard {
+    const char* name;  // null: not sharded
+    int dim;
+    std::vector<int64_t> segs;  // in one shard; empty: the whole dim
+  };
+
+  // Registers a weight of (unsharded) `shape`; fan_in 0 means a norm weight (around 1). Under
+  // tensor parallelism a weight with a `shard` is declared with its shard's shape. Returns its
+  // index.
+  int Weight(const std::string& name, std::vector<int64_t> shape, int fan_in,
+             const Shard& shard = {nullptr, 0, {}}) {
     weights_.emplace_back(name, SeededWeight(rng_, shape, fan_in));
+    std::string strategy = "null";
+    if (shard.name != nullptr && c_.tensor_parallel > 1) {
+      shape[shard.dim] /= c_.tensor_parallel;
+      strategy = fmt::format(R"({{"name": "{}", "dim": {}, "segs": {}}})", shard.name, shard.dim,
+                             shard.segs.empty() ? "null" : "[" + JoinInts(shard.segs) + "]");
+    }
     types_.push_back(F32(ShapeTupleText(shape)));
+    params_json_ += fmt::format(
+        R"({}{{"name": "{}", "shape": [{}], "dtype": "float32", "shard_strategy": {}}})",
+        params_json_.size() > 1 ? ", " : "", name, JoinInts(shape), strategy);
     return static_cast<int>(types_.size()) - 1;
+  }
+
+  // The sum of `partial` over the group's workers (itself without tensor parallelism).
+  std::string AllReduce(const std::string& partial) {
+    if (c_.tensor_parallel == 1) return partial;
+    Line(fmt::format("{0}_ar = R.ccl.allreduce({0}, op_type=\"sum\", in_group=True)", partial));
+    return partial + "_ar";
+  }
+
+  // Worker 0's `value` on every worker of the group (itself without tensor parallelism).
+  std::string Broadcast(const std::string& value) {
+    if (c_.tensor_parallel == 1) return value;
+    Line(fmt::format("{0}_b = R.ccl.broadcast_from_worker0({0})", value));
+    return value + "_b";
   }
 
   void Line(const std::string& text) { body_ += "            " + text + "\n"; }
@@ -128,7 +169,8 @@ class ServingBuilder {
   // One decoder layer on x (b, s, H); returns the output var.
   std::string DecoderLayer(int l, const std::string& x, const Dims& dims) {
     const Layer& w = layers_[l];
-    const int d = c_.hidden / c_.heads, qkv_heads = c_.heads + 2 * kv_heads_;
+    const int tp = c_.tensor_parallel, d = c_.hidden / c_.heads;
+    const int heads = c_.heads / tp, qkv_heads = (c_.heads + 2 * kv_heads_) / tp;  // one shard
     const std::string p = fmt::format("l{}_", l);
     Line(fmt::format("{}an = R.nn.rms_norm({}, {}, axes=[-1], epsilon={})", p, x, Read(w.in_norm),
                      kEps));
@@ -141,13 +183,13 @@ class ServingBuilder {
         fmt::format("{0}o3 = R.call_dps_packed(\"{1}\", (paged_kv_cache, R.prim_value({2}), "
                     "R.prim_value(T.float64({3:.17g})), {0}qkv3), out_sinfo={4})",
                     p, kAttention, l, 1.0 / std::sqrt(static_cast<double>(d)),
-                    F32(fmt::format("{}, {}, {}", dims.n, c_.heads, d))));
+                    F32(fmt::format("{}, {}, {}", dims.n, heads, d))));
     Line(fmt::format("{0}o4 = R.reshape({0}o3, R.shape([{1}, {2}, {3}, {4}]))", p, dims.b, dims.s,
-                     c_.heads, d));
+                     heads, d));
     Line(fmt::format("{0}o = R.reshape({0}o4, R.shape([{1}, {2}, {3}]))", p, dims.b, dims.s,
-                     c_.heads * d));
+                     heads * d));
     Linear(p + "ao", p + "o", w.o);
-    Line(fmt::format("{0}h1 = R.add({0}ao, {1})", p, x));
+    Line(fmt::format("{0}h1 = R.add({1}, {2})", p, AllReduce(p + "ao"), x));
     Line(fmt::format("{0}mn = R.nn.rms_norm({0}h1, {1}, axes=[-1], epsilon={2})", p,
                      Read(w.post_norm), kEps));
     Linear(p + "gu", p + "mn", w.gate_up);
@@ -157,7 +199,7 @@ class ServingBuilder {
     Line(fmt::format("{0}gs = R.nn.silu({0}g)", p));
     Line(fmt::format("{0}m = R.multiply({0}gs, {0}u)", p));
     Linear(p + "dn", p + "m", w.down);
-    Line(fmt::format("{0}h2 = R.add({0}dn, {0}h1)", p));
+    Line(fmt::format("{0}h2 = R.add({1}, {0}h1)", p, AllReduce(p + "dn")));
     return p + "h2";
   }
 
@@ -174,7 +216,8 @@ class ServingBuilder {
 
   std::string Embed() {
     body_.clear();
-    Line(fmt::format("gv = R.take({}, input_ids, axis=0)", Read(embed_)));
+    const std::string ids = Broadcast("input_ids");
+    Line(fmt::format("gv = R.take({}, {}, axis=0)", Read(embed_), ids));
     Line("R.output(gv)");
     return Header("embed",
                   fmt::format("input_ids: R.Tensor((\"seq_len\",), dtype=\"int32\"), {}: {}",
@@ -235,7 +278,7 @@ class ServingBuilder {
           "(R.prim_value(seq_len),), assume_inbound=True)");
       last = "last";
     } else if (name == "batch_prefill") {
-      Line("last = R.take(hn, logit_positions, axis=1)");
+      Line(fmt::format("last = R.take(hn, {}, axis=1)", Broadcast("logit_positions")));
       last = "last";
     }
     Linear("logits", last, lm_head_);
@@ -262,8 +305,8 @@ class ServingBuilder {
         "R.prim_value({}), R.prim_value({}), R.prim_value({}), R.shape([{}]), R.prim_value(0), "
         "R.prim_value(1), R.prim_value(T.float64(1)), R.prim_value(T.float64({})), "
         "R.prim_value(0), init",
-        kCreate, config, JoinInts(partition_), c_.heads, kv_heads_, d, d, JoinInts(kinds),
-        kRopeTheta);
+        kCreate, config, JoinInts(partition_), c_.heads / c_.tensor_parallel,
+        kv_heads_ / c_.tensor_parallel, d, d, JoinInts(kinds), kRopeTheta);
     for (int i = 13; i < 28; ++i) call += ", R.tuple()";
     call += ", sinfo_args=(R.Object,))";
     return Header("create_paged_kv_cache", params, "R.Object", 5, false, names) +
@@ -279,6 +322,7 @@ class ServingBuilder {
   SplitMix rng_;
   std::vector<runtime::NamedTensor> weights_;
   std::vector<std::string> types_;
+  std::string params_json_ = "[";  // _metadata's params so far
   std::vector<Layer> layers_;
   int embed_ = 0, norm_ = 0, lm_head_ = 0;
   std::vector<int64_t> partition_;
@@ -311,6 +355,7 @@ LlamaServingExample GenerateLlamaServing(const LlamaConfig& c, const ServingRequ
   if (c.hidden % c.heads != 0 || (c.hidden / c.heads) % 2 != 0) {
     throw std::invalid_argument("--hidden must be a multiple of 2 * --heads");
   }
+  CheckTensorParallel(c, kv_heads);
   if (c.stages > c.layers) {
     throw std::invalid_argument("--stages (" + std::to_string(c.stages) +
                                 ") must not exceed --layers (" + std::to_string(c.layers) + ")");

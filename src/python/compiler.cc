@@ -12,6 +12,7 @@
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/script/syntax.h"
@@ -107,8 +108,9 @@ std::string MlcPartition(const ir::IRModule& mod, const std::vector<std::string>
   py::gil_scoped_release release;
   std::vector<transform::StagePlan> plans;
   ir::IRModule split = transform::RewritePipelineStages(mod, &plans);
-  return transform::MlcPartitionJson(transform::ComputeMlcPartition(split, plans, param_names))
-      .dump();
+  transform::MlcPartition partition = transform::ComputeMlcPartition(split, plans, param_names);
+  partition.tensor_parallel_shards = runtime::TensorParallelPlanOf(mod).shards;
+  return transform::MlcPartitionJson(partition).dump();
 }
 
 }  // namespace

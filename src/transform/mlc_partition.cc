@@ -301,6 +301,7 @@ MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
 nlohmann::ordered_json MlcPartitionJson(const MlcPartition& partition) {
   nlohmann::ordered_json j;
   j["pipeline_parallel_stages"] = partition.pipeline_parallel_stages;
+  j["tensor_parallel_shards"] = partition.tensor_parallel_shards;
   j["layer_partition"] = partition.layer_partition;
   j["param_stages"] = nlohmann::ordered_json::object();
   j["params"] = nlohmann::ordered_json::array();
@@ -317,8 +318,12 @@ nlohmann::ordered_json MlcPartitionJson(const MlcPartition& partition) {
 
 std::string MlcPartitionText(const MlcPartition& partition) {
   const int num_stages = partition.pipeline_parallel_stages;
-  std::string out = fmt::format("mlc partition ({} stages)\n  layer_partition [{}]\n", num_stages,
-                                JoinInts(partition.layer_partition));
+  std::string out = fmt::format(
+      "mlc partition ({} stages{})\n  layer_partition [{}]\n", num_stages,
+      partition.tensor_parallel_shards > 1
+          ? fmt::format(", {} tensor-parallel shards each", partition.tensor_parallel_shards)
+          : "",
+      JoinInts(partition.layer_partition));
   std::vector<int> params_of(num_stages, 0);
   std::string shared, unread;
   for (const MlcParamStages& p : partition.params) {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/models/llama_serving.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "pipesplit/models/llama_serving.h"
 
 namespace pipesplit::serving_test {
 namespace {
@@ -71,8 +71,8 @@ TEST(GenerateApi, OptionErrors) {
     change(o);
     return ErrorOf(e, e.prompts, o);
   };
-  EXPECT_THAT(with([](auto& o) { o.session.group_size = 2; }),
-              HasSubstr("generation runs one worker per group; --group-size must be 1"));
+  EXPECT_THAT(with([](auto& o) { o.session.group_size = 0; }),
+              HasSubstr("a group needs at least 1 worker"));
   EXPECT_THAT(with([](auto& o) { o.batches_in_flight = 0; }),
               HasSubstr("batches in flight must be at least 1"));
   EXPECT_THAT(with([](auto& o) { o.max_new_tokens = 0; }),

@@ -36,6 +36,18 @@ inline constexpr const char kSendToNextGroup[] = "runtime.disco.send_to_next_gro
 // (`call_dps_packed(kRecvFromPrevGroup, R.tuple(), out_sinfo=<type>)`).
 inline constexpr const char kRecvFromPrevGroup[] = "runtime.disco.recv_from_prev_group";
 
+// The collectives TVM's legalize-ops lowers the R.ccl ops to (destination-passing):
+//   call_dps_packed(kAllReduce, (x, R.shape([kind]), in_group), out_sinfo=x's type), kind as
+//     TVM numbers it (0 sum, 1 prod, 2 min, 3 max, 4 avg);
+//   call_dps_packed(kAllGather, (x, in_group), out_sinfo=x's type with dim 0 times the workers);
+//   call_dps_packed(kBroadcastFromWorker0, (x, False), out_sinfo=x's type);
+//   call_dps_packed(kScatterFromWorker0, (x, False), out_sinfo=x's type without its dim 0),
+//     x reshaped (and transposed) so that its dim 0 counts the workers.
+inline constexpr const char kAllReduce[] = "runtime.disco.allreduce";
+inline constexpr const char kAllGather[] = "runtime.disco.allgather";
+inline constexpr const char kBroadcastFromWorker0[] = "runtime.disco.broadcast_from_worker0";
+inline constexpr const char kScatterFromWorker0[] = "runtime.disco.scatter_from_worker0";
+
 // Runs, on each worker group, the stage function of that group: called by the dispatcher as
 // `call_builtin_with_ctx(kDispatchFunctionByGroup, (((stage0, args...), (stage1, ...)),))`.
 inline constexpr const char kDispatchFunctionByGroup[] = "mlc.multi_gpu.DispatchFunctionByGroup";

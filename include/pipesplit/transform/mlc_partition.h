@@ -50,6 +50,9 @@ struct MlcParamStages {
 
 struct MlcPartition {
   int pipeline_parallel_stages = 0;
+  // Workers of each group (MLC's tensor_parallel_shards): the caller sets it from the module's
+  // _metadata (the partition itself does not depend on it).
+  int64_t tensor_parallel_shards = 1;
   std::vector<int64_t> layer_partition;  // S + 1 entries
   std::vector<MlcParamStages> params;    // one per packed_params field, by index
 };
@@ -74,8 +77,9 @@ MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
                                            const std::vector<StagePlan>& plans,
                                            const std::vector<std::string>& param_names = {});
 
-// {"pipeline_parallel_stages": S, "layer_partition": [...], "param_stages": {"<name or
-// index>": [stages], ...}, "params": [{"index": i, "name": "..." (when known), "stages": [...]},
+// {"pipeline_parallel_stages": S, "tensor_parallel_shards": K, "layer_partition": [...],
+// "param_stages": {"<name or index>": [stages], ...}, "params": [{"index": i, "name": "..." (when
+// known), "stages": [...]},
 // ...]}.
 nlohmann::ordered_json MlcPartitionJson(const MlcPartition& partition);
 // A short text section: the layer partition, each stage's layers and parameter count, the

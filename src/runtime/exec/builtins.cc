@@ -1,7 +1,11 @@
 // The builtin registry and the core builtins (builtins.h).
 #include "pipesplit/runtime/exec/builtins.h"
 
+#include <chrono>
+#include <memory>
+
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/exec/kv_cache.h"
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
 
@@ -38,6 +42,8 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
   });
   RegisterKvCacheBuiltins(registry);
   RegisterPagedKvCacheBuiltins(registry);
+  RegisterCclBuiltins(
+      registry, std::make_shared<Collectives>(nullptr, 0, 1, 1, std::chrono::milliseconds(0)));
 }
 
 }  // namespace pipesplit::runtime

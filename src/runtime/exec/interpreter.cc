@@ -427,6 +427,22 @@ Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& fr
         transposed_vars_.count(static_cast<const ir::VarNode*>(call.args()[1].get())) != 0) {
       return RunMatmulTransposedB(call, eval_args(0));
     }
+    if (name.starts_with("relax.ccl.")) {
+      std::vector<Value> args = eval_args(0);
+      const Value input = args.empty() ? Value() : args[0];
+      CclCall lowered = LowerCclOp(call, std::move(args));
+      Value out = CallPacked(lowered.symbol, std::move(lowered.args), nullptr, *frame);
+      if (lowered.gather_workers > 0) {
+        const Tensor& in = input.ExpectTensor("the gathered tensor");
+        const Tensor& got = out.ExpectTensor("the result of " + op->script_name());
+        if (got.dim(0) != in.dim(0) * lowered.gather_workers) {
+          throw RuntimeError(op->script_name() + " declares " +
+                             std::to_string(lowered.gather_workers) + " workers but gathered " +
+                             got.ToString() + " from " + in.ToString());
+        }
+      }
+      return out;
+    }
     return RunOp(call, eval_args(0));
   }
   if (const auto* extern_func = ir::As<ir::ExternFuncNode>(call.op())) {

@@ -4,6 +4,8 @@
 #include <unordered_map>
 
 #include "pipesplit/ir/op.h"
+#include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/exec/interpreter.h"
 #include "pipesplit/runtime/kernels/kernels.h"
 #include "src/runtime/exec/op_profile.h"
@@ -315,6 +317,65 @@ Value RunOp(const ir::CallNode& call, const std::vector<Value>& args) {
   }
   detail::OpTimer timer(name);
   return it->second(call, args);
+}
+
+}  // namespace pipesplit::runtime
+
+namespace pipesplit::runtime {
+
+CclCall LowerCclOp(const ir::CallNode& call, std::vector<Value> args) {
+  const std::string& name = call.op_node()->name();
+  if (args.size() != 1) throw RuntimeError(OpName(call) + " takes one tensor");
+  const Tensor& x = args[0].ExpectTensor("the argument of " + OpName(call));
+  auto flag = [](bool b) { return Value::MakePrim({DataType::Bool(), b ? 1 : 0, 0}); };
+  if (name == "relax.ccl.allreduce") {
+    ir::AttrValue op_type = AttrOf(call, "op_type");
+    const std::string* kind_name = op_type.as_string();
+    std::optional<ReduceKind> kind =
+        kind_name != nullptr ? ReduceKindFromName(*kind_name) : std::nullopt;
+    if (!kind) throw RuntimeError(OpName(call) + ": unknown op_type");
+    return {ir::protocol::kAllReduce,
+            {args[0], Value::MakeShape({static_cast<int64_t>(*kind)}),
+             flag(BoolAttr(call, "in_group"))},
+            0};
+  }
+  if (name == "relax.ccl.allgather") {
+    return {ir::protocol::kAllGather,
+            {args[0], flag(BoolAttr(call, "in_group"))},
+            IntAttr(call, "num_workers")};
+  }
+  if (name == "relax.ccl.broadcast_from_worker0") {
+    return {ir::protocol::kBroadcastFromWorker0, {args[0], flag(false)}, 0};
+  }
+  if (name == "relax.ccl.scatter_from_worker0") {
+    // As TVM's legalization: the scattered axis split into (workers, part) and moved first.
+    const int64_t workers = IntAttr(call, "num_workers");
+    int64_t axis = IntAttr(call, "axis");
+    if (axis < 0) axis += x.ndim();
+    if (axis < 0 || axis >= x.ndim() || workers < 1 || x.dim(static_cast<int>(axis)) % workers) {
+      throw RuntimeError(OpName(call) + ": cannot scatter " + x.ToString() + " along axis " +
+                         std::to_string(axis) + " over " + std::to_string(workers) + " workers");
+    }
+    Shape split;
+    for (int64_t i = 0; i < x.ndim(); ++i) {
+      if (i == axis) {
+        split.push_back(workers);
+        split.push_back(x.dim(static_cast<int>(i)) / workers);
+      } else {
+        split.push_back(x.dim(static_cast<int>(i)));
+      }
+    }
+    Tensor parts = Reshape(x, split);
+    if (axis != 0) {
+      std::vector<int64_t> order = {axis};
+      for (int64_t i = 0; i < static_cast<int64_t>(split.size()); ++i) {
+        if (i != axis) order.push_back(i);
+      }
+      parts = PermuteDims(parts, order);
+    }
+    return {ir::protocol::kScatterFromWorker0, {Value(parts), flag(false)}, 0};
+  }
+  throw RuntimeError("op " + OpName(call) + " has no runtime kernel");
 }
 
 }  // namespace pipesplit::runtime

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/exec/paged_kv_cache.h"
 #include "pipesplit/runtime/exec/weight_table.h"
 
@@ -72,10 +73,15 @@ void PipelineWorker::CheckEntry() {
   recvs_per_microbatch_ = ir::CountPackedCalls(*stage_func_, ir::protocol::kRecvFromPrevGroup);
 }
 
-// Step 2b: the weights the stage reads, and only those.
+// Step 2b: the weights the stage reads, and only those; in a tensor-parallel module, this
+// worker's shard of each.
 void PipelineWorker::LoadWeights(const WeightSource& weights) {
+  const TensorParallelPlan plan = TensorParallelPlanOf(mod_);
+  CheckGroupSize(plan, options_.group_size);
+  std::shared_ptr<const WeightSource> shard =
+      WeightsOfShard(plan, weights, worker_ % options_.group_size);
   weights_ = std::make_shared<WeightTable>(group_);
-  weights_->LoadReadsOf(*stage_func_, report_.function, weights, report_);
+  weights_->LoadReadsOf(*stage_func_, report_.function, *shard, report_);
 }
 
 // Step 3.
@@ -83,7 +89,9 @@ void PipelineWorker::RegisterBuiltins() {
   RegisterWorkerBuiltins(
       &builtins_, group_, options_.num_groups,
       [this](BuiltinCall& call) { return SendToNextGroup(call); },
-      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
+      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); },
+      std::make_shared<Collectives>(&transport_, worker_, options_.num_groups, options_.group_size,
+                                    options_.timeout));
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
 }
@@ -128,8 +136,9 @@ void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
 }
 
 void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
-                            BuiltinFn recv) {
+                            BuiltinFn recv, std::shared_ptr<Collectives> collectives) {
   RegisterCoreBuiltins(registry);
+  RegisterCclBuiltins(registry, std::move(collectives));
   // A paged KV cache created on the worker holds its group's slice of the layer partition.
   RegisterPagedKvCacheBuiltins(registry, {group, num_groups});
   registry->Register(ir::protocol::kSendToNextGroup, std::move(send));

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/support/diagnostic.h"
 
 namespace pipesplit::runtime {
@@ -57,7 +58,10 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
   throw RuntimeError(where.file.empty() ? message : where.file + ": " + message);
 }
 
-void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights) {
+void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& all_weights) {
+  std::shared_ptr<const WeightSource> shard0 =
+      WeightsOfShard(TensorParallelPlanOf(mod), all_weights, 0);
+  const WeightSource& weights = *shard0;
   auto source = [&](int64_t index) {
     const WeightLocation where = weights.Locate(index);
     return where.file.empty() ? std::string() : where.file + ": ";
@@ -93,6 +97,37 @@ void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights) {
       CheckWeightType(weights, read.index, dtype, shape, read.sinfo, name);
     }
   }
+}
+
+TensorParallelPlan TensorParallelPlanOf(const ir::IRModule& mod) {
+  TensorParallelPlan plan;
+  std::optional<MlcParamList> params = MlcParamsOfModule(mod);
+  if (!params) return plan;
+  plan.shards = params->tensor_parallel_shards;
+  plan.span = params->shards_span;
+  for (const MlcParam& p : params->params) plan.specs.push_back(p.shard);
+  return plan;
+}
+
+void CheckGroupSize(const TensorParallelPlan& plan, int group_size) {
+  if (plan.shards == 1 || plan.shards == group_size) return;
+  const std::string message = fmt::format(
+      "the module is sharded for groups of {} workers (tensor_parallel_shards {}) but the "
+      "session's groups have {} (--group-size {})",
+      plan.shards, plan.shards, group_size, group_size);
+  if (plan.span.valid()) pipesplit::ThrowError(plan.span, message);
+  throw RuntimeError(message);
+}
+
+std::shared_ptr<const WeightSource> WeightsOfShard(const TensorParallelPlan& plan,
+                                                   const WeightSource& weights, int64_t shard) {
+  if (plan.shards == 1) return {std::shared_ptr<void>(), &weights};
+  if (static_cast<int64_t>(plan.specs.size()) != weights.size()) {
+    throw RuntimeError(
+        fmt::format("the module's _metadata describes {} params but {} weights are given",
+                    plan.specs.size(), weights.size()));
+  }
+  return std::make_shared<ShardedWeights>(weights, plan.specs, plan.shards, shard);
 }
 
 std::string WeightTable::TypeName() const {

@@ -10,6 +10,25 @@
 namespace pipesplit::runtime {
 namespace {
 
+// A "shard_strategy": {"name": "_shard_qkv", "dim": 0, "segs": [q, k, v] or null}.
+ShardSpec ReadShardSpec(const JsonValue& strategy) {
+  if (!strategy.IsObject()) {
+    strategy.Fail(fmt::format("'{}' must be an object with \"dim\" (and \"segs\")",
+                              strategy.Label()));
+  }
+  ShardSpec spec;
+  if (std::optional<JsonValue> name = strategy.Find("name")) spec.name = name->String();
+  spec.dim = strategy.Field("dim").Int();
+  if (std::optional<JsonValue> segs = strategy.Find("segs"); segs && !segs->IsNull()) {
+    for (size_t i = 0; i < segs->ArraySize(); ++i) {
+      JsonValue seg = segs->At(i);
+      if (seg.Int() < 1) seg.Fail(fmt::format("'{}' must be at least 1", seg.Label()));
+      spec.segs.push_back(seg.Int());
+    }
+  }
+  return spec;
+}
+
 // The param at `entry` of a "params" list: an object with a string "name" and an optional
 // "preprocs" list, or (`names_only`) a string.
 MlcParam ReadParam(const JsonValue& entry, bool allow_names) {
@@ -31,6 +50,10 @@ MlcParam ReadParam(const JsonValue& entry, bool allow_names) {
         param.preproc = func && func->json().is_string() ? func->String() : first.json().dump();
       }
     }
+    if (std::optional<JsonValue> strategy = entry.Find("shard_strategy");
+        strategy && !strategy->IsNull()) {
+      param.shard = ReadShardSpec(*strategy);
+    }
   }
   if (param.name.empty()) entry.Fail(fmt::format("'{}' names no weight (empty)", entry.Label()));
   return param;
@@ -48,6 +71,13 @@ MlcParamList ReadParams(const JsonDocument& doc, bool allow_list, std::string so
                            : "expected an object with \"params\"");
     }
     list = root.Field("params");
+    if (std::optional<JsonValue> shards = root.Find("tensor_parallel_shards")) {
+      out.tensor_parallel_shards = shards->Int();
+      out.shards_span = shards->span();
+      if (out.tensor_parallel_shards < 1) {
+        shards->Fail(fmt::format("'{}' must be at least 1", shards->Label()));
+      }
+    }
   }
   const size_t n = list.ArraySize();
   for (size_t i = 0; i < n; ++i) out.params.push_back(ReadParam(list.At(i), allow_list));

@@ -27,9 +27,7 @@ using serve::Command;
 using serve::StepKind;
 
 void CheckOptions(const EngineOptions& options) {
-  if (options.session.group_size != 1) {
-    throw RuntimeError("generation runs one worker per group; --group-size must be 1");
-  }
+  if (options.session.group_size < 1) throw RuntimeError("a group needs at least 1 worker");
   if (options.session.num_groups < 1) throw RuntimeError("groups must be at least 1");
   if (options.batches_in_flight < 1) throw RuntimeError("batches in flight must be at least 1");
   if (options.max_batch_size < 1) throw RuntimeError("max batch size must be at least 1");
@@ -43,16 +41,16 @@ void CheckOptions(const EngineOptions& options) {
   if (options.max_queue < 0) throw RuntimeError("the queue limit must not be negative");
 }
 
-// The exception being handled on `worker`, as the WorkerError it reports.
-[[noreturn]] void ThrowAsWorkerError(int worker, const std::string& doing) {
+// The exception being handled on `worker` of `group`, as the WorkerError it reports.
+[[noreturn]] void ThrowAsWorkerError(int worker, int group, const std::string& doing) {
   try {
     throw;
   } catch (const TransportAborted& e) {
-    throw WorkerError(worker, worker, e.what(), /*aborted=*/true);
+    throw WorkerError(worker, group, e.what(), /*aborted=*/true);
   } catch (const WorkerError&) {
     throw;
   } catch (const std::exception& e) {
-    throw WorkerError(worker, worker, "failed " + doing + ": " + e.what());
+    throw WorkerError(worker, group, "failed " + doing + ": " + e.what());
   }
 }
 
@@ -235,7 +233,8 @@ EngineRunResult Engine::Run(Launcher& launcher, const ir::IRModule& mod,
       std::lock_guard lock(e.mu);
       e.info.vocab_size = vocabulary;
     }
-    std::vector<std::optional<WorkerReport>> reports(static_cast<size_t>(session.num_groups));
+    std::vector<std::optional<WorkerReport>> reports(
+        static_cast<size_t>(session.num_groups * session.group_size));
     std::vector<std::string> group_functions;
     // A link holds at most a command and a tensor per step in flight, a heartbeat, a stats
     // command and its reply, and the stop command.
@@ -256,7 +255,7 @@ EngineRunResult Engine::Run(Launcher& launcher, const ir::IRModule& mod,
             }
             reports[w] = worker.report();
           } catch (...) {
-            ThrowAsWorkerError(w, doing);
+            ThrowAsWorkerError(w, w / session.group_size, doing);
           }
         });
     if (!reports[0]) {  // step 3

@@ -49,7 +49,9 @@ class Controller {
         worker_(worker),
         transport_(transport),
         result_(result),
-        num_workers_(engine.options.session.num_groups),
+        num_groups_(engine.options.session.num_groups),
+        group_size_(engine.options.session.group_size),
+        num_workers_(num_groups_ * group_size_),
         heartbeat_(std::min<std::chrono::milliseconds>(std::chrono::milliseconds(500),
                                                        engine.options.session.timeout / 4)) {}
 
@@ -80,7 +82,9 @@ class Controller {
   serve::ServingWorker& worker_;
   Transport& transport_;
   EngineRunResult& result_;
-  const int num_workers_;
+  const int num_groups_;
+  const int group_size_;   // workers of a group (tensor parallelism)
+  const int num_workers_;  // of every group
   const std::chrono::milliseconds heartbeat_;
   std::optional<serve::Scheduler> scheduler_;
   std::unordered_map<int64_t, Open> open_;
@@ -108,7 +112,8 @@ void Controller::Broadcast(const Command& command) {
 
 void Controller::Setup(const std::function<void(const EngineInfo&)>& on_ready) {
   std::vector<int64_t> bytes =
-      serve::CacheBytesPerToken(worker_.ProbeCacheArguments(), num_workers_);
+      serve::CacheBytesPerToken(worker_.ProbeCacheArguments(), num_groups_);
+  // Each worker's cache holds its group's layers and its shard's heads.
   const int64_t bytes_per_token = *std::max_element(bytes.begin(), bytes.end());
   serve::ResolvedBudget budget = serve::ResolveKvBudget(
       options_.kv_cache, bytes_per_token, num_workers_, serve::AvailableMemoryBytes());
@@ -119,7 +124,7 @@ void Controller::Setup(const std::function<void(const EngineInfo&)>& on_ready) {
   worker_.CreateCache(
       {options_.max_batch_size, budget.max_total_tokens, options_.prefill_chunk_size});
   EngineInfo info;
-  info.num_groups = num_workers_;
+  info.num_groups = num_groups_;
   info.batches_in_flight = options_.batches_in_flight;
   info.num_pages = worker_.cache().config().num_pages;
   info.page_size = serve::kPageSize;
@@ -152,7 +157,7 @@ void Controller::Setup(const std::function<void(const EngineInfo&)>& on_ready) {
     std::lock_guard lock(e_.metrics_mu);
     e_.metrics.ready = true;
     e_.metrics.kv_pages_total = info.num_pages;
-    e_.metrics.group_busy_seconds.assign(static_cast<size_t>(num_workers_), 0.0);
+    e_.metrics.group_busy_seconds.assign(static_cast<size_t>(num_groups_), 0.0);
   }
   if (on_ready) on_ready(info);
   start_ = Clock::now();
@@ -212,7 +217,7 @@ void Controller::IssueStep(const Command& command) {
   replies_.push_back(Reply::kStep);
   steps_since_stats_ = true;
   Tensor logits = worker_.Execute(command);
-  if (num_workers_ == 1) local_logits_.push_back(std::move(logits));
+  if (num_groups_ == 1) local_logits_.push_back(std::move(logits));
 }
 
 // Step 2c.
@@ -248,11 +253,11 @@ void Controller::TakeReply() {
     stats_pending_ = false;
   } else {
     Tensor logits;
-    if (num_workers_ == 1) {
+    if (num_groups_ == 1) {
       logits = std::move(local_logits_.front());
       local_logits_.pop_front();
-    } else {
-      logits = transport_.Recv(0, num_workers_ - 1, options_.session.timeout);
+    } else {  // from the first worker of the last group
+      logits = transport_.Recv(0, (num_groups_ - 1) * group_size_, options_.session.timeout);
     }
     scheduler_->Complete(logits);
     Deliver();
@@ -324,7 +329,10 @@ void Controller::Publish() {
   m.prompt_tokens_total = s.prompt_tokens();
   m.active_seconds =
       active_seconds_ + (active_since_ ? Seconds(Clock::now() - *active_since_) : 0.0);
-  if (num_workers_ == 1 || options_.gather_busy_time) m.group_busy_seconds = busy_;
+  if (num_workers_ == 1 || options_.gather_busy_time) {
+    // A group's busy time is its first worker's (its workers run in step).
+    for (int g = 0; g < num_groups_; ++g) m.group_busy_seconds[g] = busy_[g * group_size_];
+  }
 }
 
 void Controller::WaitForWork() {

@@ -24,9 +24,7 @@ namespace {
 
 void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
                   const GenerateOptions& options) {
-  if (options.session.group_size != 1) {
-    throw RuntimeError("generation runs one worker per group; --group-size must be 1");
-  }
+  if (options.session.group_size < 1) throw RuntimeError("a group needs at least 1 worker");
   if (options.batches_in_flight < 1) throw RuntimeError("batches in flight must be at least 1");
   if (options.max_new_tokens < 1) throw RuntimeError("max new tokens must be at least 1");
   if (options.max_batch_size < 0) throw RuntimeError("max batch size must not be negative");

@@ -1,21 +1,23 @@
 // One worker of a generation session (serving_worker.h).
 //
-// Preconditions: options.group_size is 1; the module has embed, batch_prefill, batch_decode
+// Preconditions: the module has embed, batch_prefill, batch_decode
 // and a cache creator in MLC's form. Steps:
 //   1. Check the functions and their stages against the groups; find the hidden size.
-//   2. Load the weights of the group's stages (and embed's on group 0).
+//   2. Load the weights of the group's stages (and embed's on group 0), this worker's shard of
+//      each in a tensor-parallel module (groups of its tensor_parallel_shards workers).
 //   3. Register the builtins: the KV cache's for this group, sends straight onto the link to
 //      the next group, receives straight from the previous one, the dispatcher.
 // CreateCache calls the module's creator on this worker (ProbeCacheArguments calls it for a
 // cache of one page and keeps the arguments the creator passes to the builtin).
-// Execute: sequence changes, begin_forward, the stage, end_forward; the last group hands the
-// logits to worker 0.
+// Execute: sequence changes, begin_forward, the stage, end_forward; the first worker of the
+// last group hands the logits to worker 0.
 #include "src/runtime/serve/serving_worker.h"
 
 #include <algorithm>
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/serve/engine.h"
@@ -43,15 +45,11 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
       options_(options),
       transport_(transport),
       worker_(worker),
-      group_(worker),
-      last_(worker == options.num_groups - 1),
+      group_(worker / options.group_size),
+      last_(group_ == options.num_groups - 1),
       recorder_(recorder) {
   report_.worker = worker_;
   report_.group = group_;
-  if (options_.group_size != 1) {
-    throw RuntimeError("generation runs one worker per group, not " +
-                       std::to_string(options_.group_size));
-  }
   // Step 1.
   const std::pair<const char*, size_t> model_functions[] = {{serve_fn::kBatchPrefill, 3},
                                                             {serve_fn::kBatchDecode, 2}};
@@ -84,22 +82,28 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
   hidden_ = *hidden;
   hidden_dtype_ = input->dtype();
 
-  // Step 2.
+  // Step 2: in a tensor-parallel module, this worker's shard of each weight.
+  const TensorParallelPlan plan = TensorParallelPlanOf(mod_);
+  CheckGroupSize(plan, options_.group_size);
+  std::shared_ptr<const WeightSource> shard =
+      WeightsOfShard(plan, weights, worker_ % options_.group_size);
   weights_ = std::make_shared<WeightTable>(group_);
   for (const char* name : {serve_fn::kBatchPrefill, serve_fn::kBatchDecode}) {
     const std::string stage = StageNames(name)[group_];
     ir::Function f = mod_.LookupFunction(stage);
     if (!f) throw RuntimeError("stage function '" + stage + "' is missing");
-    weights_->LoadReadsOf(*f, stage, weights, report_);
+    weights_->LoadReadsOf(*f, stage, *shard, report_);
     report_.function += (report_.function.empty() ? "" : ", ") + stage;
   }
-  if (group_ == 0) weights_->LoadReadsOf(*embed.func, serve_fn::kEmbed, weights, report_);
+  if (group_ == 0) weights_->LoadReadsOf(*embed.func, serve_fn::kEmbed, *shard, report_);
 
   // Step 3.
   RegisterWorkerBuiltins(
       &builtins_, group_, options_.num_groups,
       [this](BuiltinCall& call) { return SendToNextGroup(call); },
-      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); });
+      [this](BuiltinCall& call) { return RecvFromPrevGroup(call); },
+      std::make_shared<Collectives>(&transport_, worker_, options_.num_groups, options_.group_size,
+                                    options_.timeout));
   interpreter_ = std::make_unique<Interpreter>(mod_, builtins_, options_.kernels);
   interpreter_->set_metadata(options_.metadata);
   // The cache builtin keeps the arguments of the last cache it creates.
@@ -155,7 +159,8 @@ Value ServingWorker::SendToNextGroup(BuiltinCall& call) {
   if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
   if (last_) throw RuntimeError("send_to_next_group called on the last group");
   auto begin = std::chrono::steady_clock::now();
-  transport_.Send(worker_, worker_ + 1, call.args[0].ExpectTensor("the value sent"));
+  transport_.Send(worker_, worker_ + options_.group_size,
+                  call.args[0].ExpectTensor("the value sent"));
   waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kSend, batch_, begin);
   return Value();
@@ -164,10 +169,11 @@ Value ServingWorker::SendToNextGroup(BuiltinCall& call) {
 Value ServingWorker::RecvFromPrevGroup(BuiltinCall& call) {
   if (group_ == 0) throw RuntimeError("recv_from_prev_group called on the first group");
   auto begin = std::chrono::steady_clock::now();
-  Tensor t = transport_.Recv(worker_, worker_ - 1, options_.timeout);
+  const int prev = worker_ - options_.group_size;
+  Tensor t = transport_.Recv(worker_, prev, options_.timeout);
   waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kRecv, batch_, begin);
-  CheckReceived(t, call, worker_ - 1);
+  CheckReceived(t, call, prev);
   return t;
 }
 
@@ -215,7 +221,8 @@ Tensor ServingWorker::Execute(const Command& command) {
   cache_->EndForward();
   busy_seconds_ += SecondsSince(begin) - std::exchange(waiting_seconds_, 0.0);
   Record(TraceSlice::Kind::kCompute, batch_, begin);
-  if (!last_) return Tensor();
+  // The last group's workers hold the same logits; its first worker hands them on.
+  if (!last_ || worker_ % options_.group_size != 0) return Tensor();
   const Value::Tuple* fields = out.as_tuple();
   if (fields == nullptr || fields->empty()) {
     throw RuntimeError("the step's function returned no (logits, kv cache) tuple");

@@ -1,6 +1,7 @@
-// One worker of a generation session (serve/generate.h): its group's weights, its paged KV
-// cache and the commands it executes. Group g of G (one worker per group) runs stage g of
-// batch_prefill and batch_decode (the function itself when G is 1); group 0 also embeds.
+// One worker of a generation session (serve/generate.h): its group's weights (its shard of them
+// in a tensor-parallel module), its paged KV cache (its shard's heads) and the commands it
+// executes. Every worker of group g of G runs stage g of batch_prefill and batch_decode (the
+// function itself when G is 1); the workers of group 0 also embed.
 #ifndef PIPESPLIT_SRC_RUNTIME_SERVE_SERVING_WORKER_H_
 #define PIPESPLIT_SRC_RUNTIME_SERVE_SERVING_WORKER_H_
 
@@ -34,8 +35,8 @@ struct CacheShape {
 
 class ServingWorker {
  public:
-  // Checks the module (its functions, their stages against options.num_groups, group_size
-  // 1), loads the group's weights and registers the builtins: RuntimeError when any of it
+  // Checks the module (its functions, their stages against options.num_groups, its shards
+  // against options.group_size), loads the group's weights and registers the builtins: RuntimeError when any of it
   // fails. `mod`, `transport` and `recorder` (may be null: no trace) outlive the worker.
   ServingWorker(const ir::IRModule& mod, const WeightSource& weights, const SessionOptions& options,
                 Transport& transport, int worker, TraceRecorder* recorder);

@@ -6,6 +6,7 @@
 #define PIPESPLIT_RUNTIME_EXEC_BUILTINS_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 
 namespace pipesplit::runtime {
 
+class Collectives;
 class Frame;
 class Interpreter;
 
@@ -49,10 +51,17 @@ class BuiltinRegistry {
 };
 
 // Registers the builtins every run has: vm.builtin.tuple_getitem,
-// mlc.pipeline_parallel_stage_boundary (the identity), the KV cache builtins (kv_cache.h) and the
-// paged KV cache builtins for worker group 0 of 1 (paged_kv_cache.h). The worker-group builtins
-// (send, recv, dispatch) are registered by the session.
+// mlc.pipeline_parallel_stage_boundary (the identity), the KV cache builtins (kv_cache.h), the
+// paged KV cache builtins for worker group 0 of 1 (paged_kv_cache.h) and the collectives of a
+// session of one worker (each the identity). The worker-group builtins (send, recv, dispatch,
+// the collectives among the session's workers) are registered by the session.
 void RegisterCoreBuiltins(BuiltinRegistry* registry);
+
+// Registers runtime.disco.allreduce, allgather, broadcast_from_worker0 and scatter_from_worker0
+// (the lowered R.ccl ops, ir/protocol.h) over `collectives`: arguments as TVM's legalization
+// passes them (the tensor, the reduction kind as R.shape([kind]) for allreduce, in_group), the
+// result returned (the destination of call_dps_packed is not needed).
+void RegisterCclBuiltins(BuiltinRegistry* registry, std::shared_ptr<Collectives> collectives);
 
 }  // namespace pipesplit::runtime
 

@@ -165,6 +165,17 @@ class Interpreter {
 // op table). Throws RuntimeError for ops without a kernel.
 Value RunOp(const ir::CallNode& call, const std::vector<Value>& args);
 
+// An R.ccl op (relax.ccl.*) as TVM's legalize-ops lowers it: the runtime.disco builtin it calls
+// and that call's arguments (ir/protocol.h; scatter_from_worker0's tensor reshaped so its dim 0
+// counts the workers), and for allgather the workers the op declares (0 otherwise), which the
+// result's dim 0 must reflect. RuntimeError for a ccl op without a lowering.
+struct CclCall {
+  std::string symbol;
+  std::vector<Value> args;
+  int64_t gather_workers = 0;
+};
+CclCall LowerCclOp(const ir::CallNode& call, std::vector<Value> args);
+
 // Whether `call` is relax.permute_dims swapping only the last two dims of its operand (no axes
 // on a 2-D operand, or axes [0, .., n-3, n-1, n-2]), which R.matmul can read in place.
 bool IsLastTwoDimsTranspose(const ir::CallNode& call);

@@ -28,6 +28,7 @@
 
 namespace pipesplit::runtime {
 
+class Collectives;
 class WeightTable;
 
 class PipelineWorker {
@@ -92,10 +93,11 @@ class PipelineWorker {
 };
 
 // Registers what every worker of group `group` of `num_groups` runs: the core builtins, the
-// paged KV cache's for its group, the dispatcher for its group, and `send` / `recv` as the
-// protocol's send_to_next_group / recv_from_prev_group.
+// paged KV cache's for its group, the dispatcher for its group, `send` / `recv` as the
+// protocol's send_to_next_group / recv_from_prev_group, and the collectives (the lowered R.ccl
+// ops) over `collectives`.
 void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
-                            BuiltinFn recv);
+                            BuiltinFn recv, std::shared_ptr<Collectives> collectives);
 
 // mlc.multi_gpu.DispatchFunctionByGroup as group `group` runs it: calls the group's entry of
 // the dispatch table (args[0]: a tuple per group of (stage function, its arguments...)).

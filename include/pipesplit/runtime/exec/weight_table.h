@@ -8,11 +8,15 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/io/shard.h"
 #include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/tensor/value.h"
 
@@ -53,8 +57,30 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
                      const ir::StructInfo& read_as, const std::string& function);
 // CheckWeightType for every field of the packed_params tuple each Relax function of `mod`
 // declares (whose count must be the weights') and every weight each one reads, before any
-// worker starts; a read field that does not exist is a RuntimeError.
+// worker starts; a read field that does not exist is a RuntimeError. A tensor-parallel module's
+// weights are checked as the first worker of a group holds them (WeightsOfShard).
 void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& weights);
+
+// How a module is written for tensor parallelism: the "tensor_parallel_shards" of its
+// `_metadata` (1 without one) and the "shard_strategy" of each param (by packed_params index).
+struct TensorParallelPlan {
+  int64_t shards = 1;
+  Span span;  // where shards is written (invalid when absent)
+  std::vector<std::optional<ShardSpec>> specs;
+};
+TensorParallelPlan TensorParallelPlanOf(const ir::IRModule& mod);
+
+// Whether a session with groups of `group_size` workers can run a module of `plan`: its groups
+// must have plan.shards workers (any size when plan.shards is 1: the workers of a group then
+// each run the whole stage). A mismatch is a DiagnosticError at the _metadata's
+// tensor_parallel_shards when it is located, else a RuntimeError.
+void CheckGroupSize(const TensorParallelPlan& plan, int group_size);
+
+// The weights worker `shard` of a group holds under `plan`: `weights` itself when plan.shards is
+// 1, else a ShardedWeights cutting each weight that has a strategy (a plan that describes
+// another number of params than `weights` holds is a RuntimeError). `weights` must outlive it.
+std::shared_ptr<const WeightSource> WeightsOfShard(const TensorParallelPlan& plan,
+                                                   const WeightSource& weights, int64_t shard);
 
 }  // namespace pipesplit::runtime
 

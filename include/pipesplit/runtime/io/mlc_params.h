@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/io/shard.h"
 #include "pipesplit/support/source.h"
 
 namespace pipesplit::runtime {
@@ -23,17 +24,25 @@ struct MlcParam {
   // time); empty when it has none.
   std::string preproc;
   Span span;  // where it is named (the _metadata literal, or its entry in a names file)
+  // Its "shard_strategy" (pipesplit's tensor-parallel modules: MLC's ShardSingleDim as an
+  // object {"name", "dim", "segs"}); none when absent or null.
+  std::optional<ShardSpec> shard;
 };
 
 struct MlcParamList {
   std::string source;  // for messages: "the _metadata of model.py", or the names file
   std::vector<MlcParam> params;
+  // "tensor_parallel_shards" of the _metadata (1 when absent): the workers of a group the
+  // module is written for, each holding one shard of the weights that have a strategy.
+  int64_t tensor_parallel_shards = 1;
+  Span shards_span;  // where it is written (invalid when absent)
 };
 
 // The "params" of `mod`'s `_metadata` function; nullopt when the module has no such function.
 // The one reader of that JSON: DiagnosticError at the string literal when the function does not
 // return one, the JSON is malformed, or "params" is not a list of objects with a string "name"
-// (and, when present, a list "preprocs").
+// (and, when present, a list "preprocs" and a "shard_strategy" object with an integer "dim" and
+// an optional list "segs" of positive integers), or "tensor_parallel_shards" is below 1.
 std::optional<MlcParamList> MlcParamsOfModule(const ir::IRModule& mod);
 
 // The names a JSON file lists: a list of names, or an object with "params" as `_metadata`

@@ -1,0 +1,221 @@
+// Tensor parallelism inside pipeline groups (issue 34), end to end: `example llama
+// --tensor-parallel 2` run with TP alone and PP x TP on threads and MPI (2 and 4 ranks), bit for
+// bit against TP alone and within 1e-5 of the unsharded model; mismatched shard counts and
+// weights are located errors; a throwing worker inside a group ends every worker.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pipesplit/runtime/io/safetensors.h"
+#include "tests/cli/cli_test_util.h"
+
+namespace pipesplit::testing_cli {
+namespace {
+
+using testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string Mpirun(int ranks) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 "
+         "mpirun --allow-run-as-root --oversubscribe -np " +
+         std::to_string(ranks) + " ";
+}
+
+constexpr const char* kModel =
+    "example llama --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 64 --seq 8 --stages 2 ";
+
+// The sharded model (tp/), the unsharded one with the same weights (full/) and the sharded one
+// split for 2 groups (tp/model.split.py).
+struct Models {
+  fs::path dir;
+  fs::path tp() const { return dir / "tp"; }
+  fs::path full() const { return dir / "full"; }
+  std::string Args(const std::string& module) const {
+    return (tp() / module).string() + " --params " + (tp() / "params.safetensors").string() +
+           " --inputs " + (tp() / "inputs.safetensors").string();
+  }
+};
+
+Models Generate(const std::string& name) {
+  Models m{ScratchDir("tp_" + name)};
+  Result tp = Pipesplit(std::string(kModel) + "--tensor-parallel 2 -o " + m.tp().string());
+  EXPECT_EQ(tp.exit_code, 0) << tp.output;
+  Result full = Pipesplit(std::string(kModel) + "-o " + m.full().string());
+  EXPECT_EQ(full.exit_code, 0) << full.output;
+  Result split =
+      Pipesplit("opt " + (m.tp() / "model.py").string() +
+                " -p pipeline-parallel-rewrite,verify -o " + (m.tp() / "model.split.py").string());
+  EXPECT_EQ(split.exit_code, 0) << split.output;
+  return m;
+}
+
+runtime::Tensor Output(const fs::path& file) {
+  return runtime::SafetensorsFile::Open(file.string()).Get("output_0");
+}
+
+TEST(TensorParallelTest, ExampleWritesShardedShapesAndUnshardedWeights) {
+  Models m = Generate("example");
+  const std::string text = ReadText(m.tp() / "model.py");
+  EXPECT_THAT(text, HasSubstr("R.ccl.allreduce(l0_ao, op_type=\"sum\", in_group=True)"));
+  EXPECT_THAT(text, HasSubstr("R.ccl.broadcast_from_worker0(input_ids)"));
+  EXPECT_THAT(text, HasSubstr("\\\"tensor_parallel_shards\\\": 2"));
+  // Two of four heads per shard: q is (1, 8, 2, 16) on each worker.
+  EXPECT_THAT(text, HasSubstr("R.Tensor((1, 8, 2, 16), dtype=\"float32\")"));
+  EXPECT_EQ(ReadText(m.tp() / "params.safetensors"), ReadText(m.full() / "params.safetensors"));
+  Result bad =
+      Pipesplit(std::string(kModel) + "--tensor-parallel 3 -o " + (m.dir / "bad").string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output,
+              HasSubstr("error: --heads (4) must be a multiple of --tensor-parallel (3)"));
+}
+
+TEST(TensorParallelTest, VerifySplitOnThreads) {
+  Models m = Generate("verify");
+  const std::string unsharded = " --unsharded " + (m.full() / "model.py").string();
+  // TP alone (PP = 1) against the unsharded model.
+  const fs::path one = m.dir / "one_stage";
+  Result gen = Pipesplit(
+      "example llama --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 64 "
+      "--seq 8 --stages 1 --tensor-parallel 2 -o " +
+      one.string());
+  ASSERT_EQ(gen.exit_code, 0) << gen.output;
+  Result tp = Pipesplit("verify-split " + (one / "model.py").string() + " --params " +
+                        (one / "params.safetensors").string() + " --inputs " +
+                        (one / "inputs.safetensors").string() + unsharded);
+  EXPECT_EQ(tp.exit_code, 0) << tp.output;
+  EXPECT_THAT(tp.output, HasSubstr("split: 1 groups x 2 workers"));
+  EXPECT_THAT(tp.output, HasSubstr("verdict: bit-identical"));
+  EXPECT_THAT(tp.output, HasSubstr("within the tolerance 1e-05"));
+  // PP = 2 x TP = 2 against TP alone (bit for bit) and the unsharded model.
+  Result pptp = Pipesplit("verify-split " + m.Args("model.py") + unsharded);
+  EXPECT_EQ(pptp.exit_code, 0) << pptp.output;
+  EXPECT_THAT(pptp.output, HasSubstr("unsplit: 1 group x 2 workers; split: 2 groups x 2 workers"));
+  EXPECT_THAT(pptp.output, HasSubstr("verdict: bit-identical (1 output, max abs diff 0)"));
+  EXPECT_THAT(pptp.output, HasSubstr("within the tolerance 1e-05"));
+  // A tolerance below the sum-order difference fails the verdict.
+  Result strict = Pipesplit("verify-split " + m.Args("model.py") + unsharded + " --tolerance 0");
+  EXPECT_EQ(strict.exit_code, 1) << strict.output;
+  EXPECT_THAT(strict.output, HasSubstr("BEYOND the tolerance 0"));
+}
+
+TEST(TensorParallelTest, MpiRunsMatchThreads) {
+  Models m = Generate("mpi");
+  Result threads = Pipesplit("run " + m.Args("model.py") + " --groups 1 -o " +
+                             (m.dir / "tp.safetensors").string());
+  ASSERT_EQ(threads.exit_code, 0) << threads.output;
+  Result full = Pipesplit("run " + (m.full() / "model.py").string() + " --params " +
+                          (m.tp() / "params.safetensors").string() + " --inputs " +
+                          (m.tp() / "inputs.safetensors").string() + " --groups 1 -o " +
+                          (m.dir / "full.safetensors").string());
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  Result mpi2 = Shell(Mpirun(2) + Binary() + " run --transport mpi " + m.Args("model.py") + " -o " +
+                      (m.dir / "mpi2.safetensors").string());
+  ASSERT_EQ(mpi2.exit_code, 0) << mpi2.output;
+  Result mpi4 = Shell(Mpirun(4) + Binary() + " run --transport mpi " + m.Args("model.split.py") +
+                      " -o " + (m.dir / "mpi4.safetensors").string());
+  ASSERT_EQ(mpi4.exit_code, 0) << mpi4.output;
+  EXPECT_THAT(mpi4.output, HasSubstr("worker 3 (group 1): main_stage1"));
+  runtime::Tensor tp = Output(m.dir / "tp.safetensors");
+  EXPECT_TRUE(runtime::BitwiseEqual(tp, Output(m.dir / "mpi2.safetensors")));
+  EXPECT_TRUE(runtime::BitwiseEqual(tp, Output(m.dir / "mpi4.safetensors")));
+  const double diff = runtime::MaxAbsDiff(tp, Output(m.dir / "full.safetensors"));
+  EXPECT_LE(diff, 1e-5);
+}
+
+TEST(TensorParallelTest, MismatchedShardCountsAreLocatedErrors) {
+  Models m = Generate("errors");
+  const std::string model = (m.tp() / "model.py").string();
+  Result size = Pipesplit("run " + m.Args("model.py") + " --groups 1 --group-size 4 -o " +
+                          (m.dir / "o.safetensors").string());
+  EXPECT_EQ(size.exit_code, 1);
+  EXPECT_THAT(size.output, HasSubstr(model + ":8:16: error: the module is sharded for groups of 2 "
+                                             "workers (tensor_parallel_shards 2) but the "
+                                             "session's groups have 4 (--group-size 4)"));
+  Result mpi = Shell(Mpirun(4) + Binary() + " run --transport mpi --groups 1 " +
+                     m.Args("model.py") + " -o " + (m.dir / "o.safetensors").string());
+  EXPECT_EQ(mpi.exit_code, 1);
+  EXPECT_THAT(mpi.output, HasSubstr("but the session's groups have 4"));
+  // Weights of other models: an FFN of 96 is cut into shards of 48, not the module's 64; one of
+  // 97 cannot be cut in two.
+  Result other = Pipesplit(
+      "example llama --layers 2 --hidden 64 --heads 4 --ffn 96 --vocab 64 --seq 8 --stages 2 -o " +
+      (m.dir / "other").string());
+  Result odd = Pipesplit(
+      "example llama --layers 2 --hidden 64 --heads 4 --ffn 97 --vocab 64 --seq 8 --stages 2 -o " +
+      (m.dir / "odd").string());
+  ASSERT_EQ(odd.exit_code, 0) << odd.output;
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  Result weights =
+      Pipesplit("run " + model + " --params " + (m.dir / "other" / "params.safetensors").string() +
+                " --inputs " + (m.tp() / "inputs.safetensors").string() + " -o " +
+                (m.dir / "o.safetensors").string());
+  EXPECT_EQ(weights.exit_code, 1);
+  EXPECT_THAT(weights.output, HasSubstr("packed_params[9] ('layers.0.w_gate') is float32[64, 48] "
+                                        "but 'main' reads it as float32[64, 64]"));
+  Result cut =
+      Pipesplit("run " + model + " --params " + (m.dir / "odd" / "params.safetensors").string() +
+                " --inputs " + (m.tp() / "inputs.safetensors").string() + " -o " +
+                (m.dir / "o.safetensors").string());
+  EXPECT_EQ(cut.exit_code, 1);
+  EXPECT_THAT(cut.output,
+              HasSubstr("packed_params[9] ('layers.0.w_gate') is stored as [64, 97] and cannot be "
+                        "cut into 2 shards by ShardSingleDim _shard_mlp_gate (dim 1): dim 1 (97) "
+                        "is not divisible by 2 shards"));
+}
+
+TEST(TensorParallelTest, AThrowingWorkerInAGroupStopsEveryWorker) {
+  Models m = Generate("fault");
+  Result threads = Shell("env PIPESPLIT_FAULT=throw@1 " + Binary() + " run " +
+                         m.Args("model.split.py") + " -o " + (m.dir / "o.safetensors").string());
+  EXPECT_EQ(threads.exit_code, 1) << threads.output;
+  EXPECT_THAT(threads.output,
+              HasSubstr("error: worker 1 (group 0) failed in 'main': injected fault: worker 1 "
+                        "throws"));
+  Result mpi =
+      Shell("env PIPESPLIT_FAULT=throw@3 " + Mpirun(4) + Binary() + " run --transport mpi " +
+            m.Args("model.split.py") + " -o " + (m.dir / "o.safetensors").string());
+  EXPECT_EQ(mpi.exit_code, 1) << mpi.output;
+  EXPECT_THAT(mpi.output, HasSubstr("worker 3 (group 1) failed in 'main': injected fault"));
+  EXPECT_FALSE(fs::exists(m.dir / "o.safetensors"));
+}
+
+TEST(TensorParallelTest, GreedyGenerationEqualsTheUnshardedModel) {
+  const fs::path dir = ScratchDir("tp_generate");
+  const std::string serving =
+      "example llama --serving --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 64 --stages 2 ";
+  ASSERT_EQ(Pipesplit(serving + "--tensor-parallel 2 -o " + (dir / "tp").string()).exit_code, 0);
+  ASSERT_EQ(Pipesplit(serving + "-o " + (dir / "full").string()).exit_code, 0);
+  const std::string args = (dir / "tp" / "model.py").string() + " --params " +
+                           (dir / "tp" / "params.safetensors").string() + " --prompts " +
+                           (dir / "tp" / "prompts.json").string() +
+                           " --max-new-tokens 8 --verify --unsharded " +
+                           (dir / "full" / "model.py").string();
+  // PP = 2 x TP = 2 on threads, two batches in flight.
+  Result threads = Pipesplit("generate " + args + " --batches-in-flight 2 -o " +
+                             (dir / "threads.json").string());
+  EXPECT_EQ(threads.exit_code, 0) << threads.output;
+  EXPECT_THAT(threads.output, HasSubstr("verified: 4 requests on 2 groups x 2 workers give the "
+                                        "unsplit token ids and logits bit for bit"));
+  EXPECT_THAT(threads.output, HasSubstr("the same token ids, logits max abs diff"));
+  EXPECT_THAT(threads.output, HasSubstr("within the tolerance 1e-05"));
+  // The same on 4 MPI ranks.
+  Result mpi = Shell(Mpirun(4) + Binary() + " generate --transport mpi " + args + " -o " +
+                     (dir / "mpi.json").string());
+  EXPECT_EQ(mpi.exit_code, 0) << mpi.output;
+  EXPECT_THAT(mpi.output, HasSubstr("within the tolerance 1e-05"));
+  auto tokens = [](const fs::path& file) {
+    std::vector<nlohmann::json> out;
+    const nlohmann::json doc = nlohmann::json::parse(ReadText(file));
+    for (const nlohmann::json& r : doc.at("requests")) {
+      out.push_back(r["tokens"]);
+    }
+    return out;
+  };
+  EXPECT_EQ(tokens(dir / "threads.json"), tokens(dir / "mpi.json"));
+  EXPECT_EQ(tokens(dir / "threads.json").size(), 4u);
+}
+
+}  // namespace
+}  // namespace pipesplit::testing_cli
