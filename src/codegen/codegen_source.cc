@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/ir/prim_text.h"
 #include "src/codegen/kernel_emitter.h"
 
 namespace pipesplit::codegen {
@@ -38,8 +39,22 @@ std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
   return out_.str();
 }
 
+void KernelEmitter::BindLayout(const ir::Buffer& b) {
+  if (!b->strides().empty()) Unsupported("buffer '" + b->name() + "' with strides");
+  const PrimExpr& offset = b->elem_offset();
+  if (offset == nullptr) return;
+  if (auto c = ir::AsConstInt(offset); c && *c == 0) return;
+  const auto* v = ir::As<ir::TirVarNode>(offset);
+  if (v != nullptr && offset_vars_.count(v) != 0) return;
+  if (v == nullptr || vars_.count(v) != 0 || !v->dtype().is_integer()) {
+    Unsupported("buffer '" + b->name() + "' with element offset " + ir::ToString(offset));
+  }
+  BindVar(v, "0");
+  offset_vars_.insert(v);
+}
+
 KernelEmitter::BufferInfo& KernelEmitter::DeclareDims(const ir::Buffer& b, const std::string& ptr) {
-  CheckLayout(b);
+  BindLayout(b);
   BufferInfo info{ptr, {}, b->name()};
   for (size_t j = 0; j < b->shape().size(); ++j) {
     std::string d = ptr + "_d" + std::to_string(j);
@@ -112,7 +127,7 @@ void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
     const ir::Buffer* b = func.BufferOf(params[i].get());
     if (b == nullptr) continue;
     const ir::Buffer& buf = *b;
-    CheckLayout(buf);
+    BindLayout(buf);
     std::string arg = "args[" + std::to_string(i) + "]";
     auto [code, bits] = AbiType(buf->dtype());
     Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
