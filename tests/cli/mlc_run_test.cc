@@ -77,12 +77,18 @@ struct Expectation {
 
 class MlcRunTest : public ::testing::Test {
  protected:
+  static fs::path LogitsPath(const std::string& name) {
+    return fs::path(PIPESPLIT_BINARY_DIR) / "test-scratch" / ("mlc_run_" + name) / "logits.npy";
+  }
+
   // Runs `pipesplit generate` on `dump` (a path under the corpus) with the weights of
   // `model`/mlc and the reference's prompts, then compares tokens and logits with the
   // reference. Returns the largest logit difference.
+  // `launcher` (mpirun ...) runs the binary when set. The logits are left in
+  // `logits_path(name)`.
   double GenerateAndCompare(const std::string& name, const std::string& model,
                             const std::string& dump, const std::string& flags,
-                            const Expectation& expect) {
+                            const Expectation& expect, const std::string& launcher = "") {
     const fs::path dir = ScratchDir("mlc_run_" + name);
     const fs::path root = Corpus2026() / model;
     const nlohmann::json greedy = nlohmann::json::parse(ReadText(root / "reference/greedy.json"));
@@ -90,12 +96,12 @@ class MlcRunTest : public ::testing::Test {
     for (const nlohmann::json& r : greedy["requests"]) prompts.push_back(r["prompt_ids"]);
     WriteText(dir / "prompts.json", prompts.dump());
     const int new_tokens = greedy["new_tokens"].get<int>();
-    const Result r = Pipesplit(
-        "generate " + (root / dump).string() + " --params " + (root / "mlc").string() + " " +
-            flags + " --prompts " + (dir / "prompts.json").string() + " --max-new-tokens " +
-            std::to_string(new_tokens) + " --temperature 0 --kernel-cache " +
-            KernelCache().string() + " --dump-logits " + (dir / "logits.npy").string() + " -o " +
-            (dir / "out.json").string(),
+    const Result r = Shell(
+        launcher + Binary() + " generate " + (root / dump).string() + " --params " +
+            (root / "mlc").string() + " " + flags + " --prompts " +
+            (dir / "prompts.json").string() + " --max-new-tokens " + std::to_string(new_tokens) +
+            " --temperature 0 --kernel-cache " + KernelCache().string() + " --dump-logits " +
+            (dir / "logits.npy").string() + " -o " + (dir / "out.json").string(),
         600);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     if (r.exit_code != 0) return INFINITY;
@@ -148,6 +154,28 @@ TEST_F(MlcRunTest, Q0f32Phase4OneGroup) {
 TEST_F(MlcRunTest, Q0f32Phase5OneGroup) {
   SKIP_WITHOUT_CORPUS();
   GenerateAndCompare("q0f32_p5", "llama-q0f32", "cpu-pp1/debug-phase5.py", "", {});
+}
+
+std::string Mpirun(int ranks) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --allow-run-as-root --oversubscribe -np " +
+         std::to_string(ranks) + " ";
+}
+
+// MLC's own split of the q0f32 model in 2 stages (cpu-pp2 phase 5: its pure dispatcher, stage
+// functions that send and receive into planned storage, weights read through
+// vm.builtin.tuple_getitem, the KV cache's layer partition [0, 2, 4]) on 2 groups, threads and
+// MPI: TVM's tokens, and the logits of the one-stage module (phase 5) bit for bit.
+TEST_F(MlcRunTest, Q0f32MlcSplitPp2Phase5TwoGroups) {
+  SKIP_WITHOUT_CORPUS();
+  GenerateAndCompare("q0f32_pp1_p5_ref", "llama-q0f32", "cpu-pp1/debug-phase5.py", "", {});
+  GenerateAndCompare("q0f32_pp2_p5", "llama-q0f32", "cpu-pp2/debug-phase5.py", "--groups 2", {});
+  const std::string unsplit = ReadText(LogitsPath("q0f32_pp1_p5_ref"));
+  EXPECT_FALSE(unsplit.empty());
+  EXPECT_TRUE(ReadText(LogitsPath("q0f32_pp2_p5")) == unsplit);
+  GenerateAndCompare("q0f32_pp2_p5_mpi", "llama-q0f32", "cpu-pp2/debug-phase5.py",
+                     "--transport mpi", {}, Mpirun(2));
+  EXPECT_TRUE(ReadText(LogitsPath("q0f32_pp2_p5_mpi")) == unsplit);
 }
 
 }  // namespace
