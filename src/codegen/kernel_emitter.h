@@ -113,7 +113,7 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   std::string VisitExpr_(const ir::BufferLoadNode& n) override;
   std::string VisitExpr_(const ir::PrimCallNode& n) override;
   std::string VisitExpr_(const ir::TirStringImmNode&) override { Unsupported("TIR strings"); }
-  std::string VisitExpr_(const ir::LetNode&) override { Unsupported("T.Let expressions"); }
+  std::string VisitExpr_(const ir::LetNode& n) override;
 
   // ---- Statements.
   void EmitStmt(const ir::Stmt& s) { VisitStmt(*s); }
@@ -132,14 +132,10 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   void VisitStmt_(const ir::EvaluateNode& n) override;
   void VisitStmt_(const ir::AllocateNode& n) override;
   void VisitStmt_(const ir::DeclBufferNode& n) override;
-  void VisitStmt_(const ir::AssertStmtNode&) override { Unsupported("assert statements"); }
-  void VisitStmt_(const ir::WhileNode&) override { Unsupported("while loops"); }
-  void VisitStmt_(const ir::AttrStmtNode& n) override {
-    Unsupported(n.is_thread_launch() ? "T.launch_thread" : "T.attr statements");
-  }
-  void VisitStmt_(const ir::AllocBufferNode&) override {
-    Unsupported("allocation statements (T.alloc_buffer / T.alloc_shared / T.alloc_local)");
-  }
+  void VisitStmt_(const ir::AssertStmtNode& n) override;
+  void VisitStmt_(const ir::WhileNode& n) override;
+  void VisitStmt_(const ir::AttrStmtNode& n) override;
+  void VisitStmt_(const ir::AllocBufferNode& n) override;
   // Buffers are compact and start at their data pointer here (a parameter's data is its first
   // element, an allocation starts its storage): an element offset is 0, and a var naming it
   // (`offset_factor=1`, `elem_offset=pages_elem_offset`) is bound to 0.
