@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,39 @@ struct Expectation {
   double logit_tolerance = 1e-4;
 };
 
+// A one-stage phase 4 dump cut in 2 stages by hand, as `auto-pipeline-stages` will on MLC
+// modules: batch_prefill and batch_decode get a stage boundary after layer 1's down_proj and
+// pipeline_parallel_stages 2, the KV cache the layer partition [0, 2, 4]. Written to `path`.
+void WriteTwoStageCut(const fs::path& dump, const fs::path& path) {
+  std::istringstream in(ReadText(dump));
+  std::string out;
+  std::string func;
+  const std::regex def(R"(^    def (\w+)\()");
+  const std::regex down_proj(
+      R"(^(\s+)(\w+) = R\.call_tir\(.*model_layers_1_mlp_down_proj_.*out_ty=(R\.Tensor\(.*\))\)$)");
+  int cuts = 0;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, def)) func = m[1];
+    const bool cut = func == "batch_prefill" || func == "batch_decode";
+    if (cut) {
+      const size_t at = line.find("\"pipeline_parallel_stages\": 1");
+      if (at != std::string::npos) line.replace(at, 29, "\"pipeline_parallel_stages\": 2");
+    }
+    const size_t kv = line.find("R.shape([0, 4]), 4, 2,");
+    if (kv != std::string::npos) line.replace(kv, 15, "R.shape([0, 2, 4])");
+    out += line + "\n";
+    if (cut && std::regex_match(line, m, down_proj)) {
+      out += m[1].str() + m[2].str() +
+             "_cut = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", " + m[2].str() +
+             ", sinfo_args=(" + m[3].str() + ",))\n";
+      ++cuts;
+    }
+  }
+  EXPECT_EQ(cuts, 2) << dump;
+  WriteText(path, out);
+}
+
 class MlcRunTest : public ::testing::Test {
  protected:
   static fs::path LogitsPath(const std::string& name) {
@@ -97,7 +132,8 @@ class MlcRunTest : public ::testing::Test {
     WriteText(dir / "prompts.json", prompts.dump());
     const int new_tokens = greedy["new_tokens"].get<int>();
     const Result r = Shell(
-        launcher + Binary() + " generate " + (root / dump).string() + " --params " +
+        launcher + Binary() + " generate " +
+            (fs::path(dump).is_absolute() ? fs::path(dump) : root / dump).string() + " --params " +
             (root / "mlc").string() + " " + flags + " --prompts " +
             (dir / "prompts.json").string() + " --max-new-tokens " + std::to_string(new_tokens) +
             " --temperature 0 --kernel-cache " + KernelCache().string() + " --dump-logits " +
@@ -187,6 +223,32 @@ TEST_F(MlcRunTest, Q0f32MlcSplitPp2Phase5TwoGroups) {
 TEST_F(MlcRunTest, Q4f16Phase5OneGroup) {
   SKIP_WITHOUT_CORPUS();
   GenerateAndCompare("q4f16_p5", "llama-q4f16_1", "cpu-pp1/debug-phase5.py", "",
+                     {.min_margin = 0.1, .logit_tolerance = 0.1});
+}
+
+// pipesplit's own split of the q0f32 phase 4 module (cut by hand, split by
+// pipeline-parallel-rewrite) on 2 groups with 2 batches in flight: TVM's tokens, and
+// --verify: the unsplit run's tokens and logits bit for bit.
+TEST_F(MlcRunTest, Q0f32Phase4PipesplitSplitTwoGroups) {
+  SKIP_WITHOUT_CORPUS();
+  const fs::path pp1 = Corpus2026() / "llama-q0f32/cpu-pp1";
+  const fs::path cut = ScratchDir("mlc_run_q0f32_cut") / "cut.py";
+  WriteTwoStageCut(pp1 / "debug-phase4.py", cut);
+  GenerateAndCompare("q0f32_p4_split", "llama-q0f32", cut.string(),
+                     "--param-names " + (pp1 / "debug-phase5.py").string() +
+                         " --groups 2 --batches-in-flight 2 --verify",
+                     {});
+}
+
+// The q4f16_1 module cut the same way (MLC 79d603f cannot pipeline a quantized model) on 2
+// groups: TVM's tokens where its margin pins them, --verify bit for bit.
+TEST_F(MlcRunTest, Q4f16Phase4PipesplitSplitTwoGroups) {
+  SKIP_WITHOUT_CORPUS();
+  const fs::path pp1 = Corpus2026() / "llama-q4f16_1/cpu-pp1";
+  const fs::path cut = ScratchDir("mlc_run_q4f16_cut") / "cut.py";
+  WriteTwoStageCut(pp1 / "debug-phase4.py", cut);
+  GenerateAndCompare("q4f16_p4_split", "llama-q4f16_1", cut.string(),
+                     "--param-names " + (pp1 / "debug-phase5.py").string() + " --groups 2 --verify",
                      {.min_margin = 0.1, .logit_tolerance = 0.1});
 }
 
