@@ -101,5 +101,53 @@ TEST_F(CodegenMlcConstructs, ElementOffsetsLaterBoundDimsAndFloorDivision) {
       "indptr: buffer indptr: dim 0 is 3, expected 4");
 }
 
+// TVM 2026 spells the no-alias attribute "tirx.noalias": the loop planner takes it as
+// "tir.noalias", so MLC's matmuls are register-tiled rather than run as written.
+TEST(CodegenMlcNoAlias, TirxNoaliasPlansTheNest) {
+  const std::string kernel = R"(# from tvm.script import ir as I
+# from tvm.script import tirx as T
+
+@I.ir_module
+class Module:
+    @T.prim_func(private=True, s_tir=True)
+    def NT_matmul(x: T.Buffer((1, "n", 256), "float32"), w: T.Buffer((64, 256), "float32"), y: T.Buffer((1, n, 64), "float32")):
+        n = T.int32()
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        for i0, i1, i2, k in T.grid(1, n, 64, 256):
+            with T.sblock("NT_matmul"):
+                v_i0, v_i1, v_i2, v_k = T.axis.remap("SSSR", [i0, i1, i2, k])
+                T.reads(x[v_i0, v_i1, v_k], w[v_i2, v_k])
+                T.writes(y[v_i0, v_i1, v_i2])
+                with T.init():
+                    y[v_i0, v_i1, v_i2] = T.float32(0.0)
+                y[v_i0, v_i1, v_i2] = y[v_i0, v_i1, v_i2] + x[v_i0, v_i1, v_k] * w[v_i2, v_k]
+)";
+  const ir::IRModule mod = script::ParseModule(kernel, "nt.py");
+  EXPECT_NE(GenerateSource(mod, false).find("loop nest, register-tiled"), std::string::npos);
+  std::string no_attr = kernel;
+  const std::string attr = "\"tirx.noalias\": True";
+  no_attr.replace(no_attr.find(attr), attr.size(), "\"other\": True");
+  EXPECT_EQ(GenerateSource(script::ParseModule(no_attr, "nt.py"), false).find("loop nest"),
+            std::string::npos);
+  BuildOptions options;
+  options.cache_dir = testing::SharedCacheDir();
+  KernelLibrary library(codegen::Build(mod, options).library);
+  const int64_t n = 3;
+  std::vector<float> x(n * 256), w(64 * 256), y(n * 64, -1.0f);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.1 * i));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.07 * i));
+  ASSERT_EQ(library.Call("NT_matmul", {BufferArg(x, {1, n, 256}), BufferArg(w, {64, 256}),
+                                       BufferArg(y, {1, n, 64})}),
+            "");
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t c = 0; c < 64; ++c) {
+      float sum = 0.0f;
+      for (int64_t k = 0; k < 256; ++k) sum = sum + x[r * 256 + k] * w[c * 256 + k];
+      ASSERT_EQ(y[r * 64 + c], sum) << r << ", " << c;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pipesplit::codegen
