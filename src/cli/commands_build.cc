@@ -29,14 +29,22 @@ void AddKernelOptions(CLI::App* cmd, KernelOptions* options) {
       ->excludes(quiet);
 }
 
-std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options) {
+namespace {
+
+codegen::BuildResult BuildKernelsResult(const ir::IRModule& mod, const KernelOptions& options) {
   codegen::BuildOptions build;
   build.cache_dir = options.cache_dir;
   build.check_bounds = options.check_bounds;
   build.jobs = options.jobs;
   BuildProgressLine line(options.quiet, options.progress);
   build.progress = [&line](const codegen::BuildProgress& p) { line.Update(p); };
-  return codegen::BuildKernelLibrary(mod, build);
+  return codegen::Build(mod, build);
+}
+
+}  // namespace
+
+std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options) {
+  return BuildKernelsResult(mod, options).library;
 }
 
 std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
@@ -63,13 +71,18 @@ Runner AddBuildCommand(CLI::App& app) {
   AddKernelOptions(cmd, &args->kernels);
   return [args] {
     ir::IRModule mod = LoadModule(args->input);
-    std::string library = BuildKernels(mod, args->kernels);
+    const codegen::BuildResult result = BuildKernelsResult(mod, args->kernels);
     std::error_code ec;
-    std::filesystem::copy_file(library, args->output,
+    std::filesystem::copy_file(result.library, args->output,
                                std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) ThrowError({}, "cannot write '" + args->output + "': " + ec.message());
     std::printf("%s: kernels built into %s\n", args->input == "-" ? "<stdin>" : args->input.c_str(),
                 args->output.c_str());
+    if (!result.uncompiled.empty() && !args->kernels.quiet) {
+      std::fprintf(stderr, "note: %zu kernels not compiled (a call of one fails naming why):\n",
+                   result.uncompiled.size());
+      for (const std::string& why : result.uncompiled) std::fprintf(stderr, "  %s\n", why.c_str());
+    }
     return 0;
   };
 }

@@ -277,6 +277,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   std::vector<Entry> entries;
   std::vector<KernelExport> exports;
   for (const KernelUnit& k : kernels) {
+    if (!k.error.empty()) result.uncompiled.push_back(k.error);
     auto [it, inserted] = entry_of_body.emplace(k.body, entries.size());
     if (inserted) {
       const std::string hash = HashHex(key + (options.check_bounds ? "checked\n" : "\n") + k.body);

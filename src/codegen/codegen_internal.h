@@ -41,9 +41,15 @@ struct KernelUnit {
   std::string name;
   std::string body;
   int64_t cost = 0;  // EmitKernel's compile cost estimate
+  // Why codegen could not translate the kernel (empty: it could); its body then only reports
+  // this when called (UncompiledKernelBody).
+  std::string error;
 };
+// The body of a kernel codegen cannot translate: every call fails with `message`.
+std::string UncompiledKernelBody(const std::string& message);
 // The kernels of `mod`'s PrimFuncs sorted by name. Throws CodegenError for a name that cannot
-// be a symbol and for a construct codegen does not support.
+// be a symbol; a kernel using a construct codegen does not support gets a body reporting it
+// when called (KernelUnit::error).
 std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
                                             bool optimize_loops);
 // What every kernel source holds first: the ABI text and the prelude.

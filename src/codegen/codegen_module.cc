@@ -51,6 +51,13 @@ std::string ExportsSource(const std::vector<KernelExport>& exports, const std::s
 
 }  // namespace
 
+std::string UncompiledKernelBody(const std::string& message) {
+  return "int32_t ps_kernel_body([[maybe_unused]] const char* ps_kernel,\n"
+         "    const PipesplitKernelArg*, int32_t, char* error, int64_t error_size) {\n"
+         "  return ps_report(" +
+         Quote("cannot run: " + message) + ", error, error_size);\n}\n";
+}
+
 std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
                                             bool optimize_loops) {
   std::vector<std::pair<std::string, const ir::PrimFuncNode*>> funcs;
@@ -71,7 +78,16 @@ std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_
     if (!func->body()) throw CodegenError("kernel " + name + ": no body");
     KernelUnit& unit = units.emplace_back();
     unit.name = name;
-    unit.body = EmitKernel(name, *func, check_bounds, optimize_loops, &unit.cost);
+    try {
+      unit.body = EmitKernel(name, *func, check_bounds, optimize_loops, &unit.cost);
+    } catch (const CodegenError& e) {
+      // A module's build does not fail for a kernel codegen cannot translate (MLC modules carry
+      // GPU, sliding-window and tree-attention kernels a CPU run never calls): the kernel's
+      // entry point reports why, and only a call fails.
+      unit.error = e.what();
+      unit.body = UncompiledKernelBody(unit.error);
+      unit.cost = 1;
+    }
   }
   return units;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/ir/prim_text.h"
 #include "src/codegen/kernel_emitter.h"
 
 namespace pipesplit::codegen {
@@ -38,8 +39,22 @@ std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
   return out_.str();
 }
 
+void KernelEmitter::BindLayout(const ir::Buffer& b) {
+  if (!b->strides().empty()) Unsupported("buffer '" + b->name() + "' with strides");
+  const PrimExpr& offset = b->elem_offset();
+  if (offset == nullptr) return;
+  if (auto c = ir::AsConstInt(offset); c && *c == 0) return;
+  const auto* v = ir::As<ir::TirVarNode>(offset);
+  if (v != nullptr && offset_vars_.count(v) != 0) return;
+  if (v == nullptr || vars_.count(v) != 0 || !v->dtype().is_integer()) {
+    Unsupported("buffer '" + b->name() + "' with element offset " + ir::ToString(offset));
+  }
+  BindVar(v, "0");
+  offset_vars_.insert(v);
+}
+
 KernelEmitter::BufferInfo& KernelEmitter::DeclareDims(const ir::Buffer& b, const std::string& ptr) {
-  CheckLayout(b);
+  BindLayout(b);
   BufferInfo info{ptr, {}, b->name()};
   for (size_t j = 0; j < b->shape().size(); ++j) {
     std::string d = ptr + "_d" + std::to_string(j);
@@ -107,12 +122,12 @@ void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
          std::to_string(AbiType(dt).first) + ");");
     BindVar(p, arg + (dt.is_float() ? ".scalar_float" : ".scalar_int"));
   }
-  std::vector<std::string> deferred;
+  std::vector<std::pair<std::string, PrimExpr>> deferred;
   for (size_t i = 0; i < params.size(); ++i) {
     const ir::Buffer* b = func.BufferOf(params[i].get());
     if (b == nullptr) continue;
     const ir::Buffer& buf = *b;
-    CheckLayout(buf);
+    BindLayout(buf);
     std::string arg = "args[" + std::to_string(i) + "]";
     auto [code, bits] = AbiType(buf->dtype());
     Line("ps_check_buffer(ps_kernel, " + Quote(buf->name()) + ", " + arg + ", " +
@@ -137,12 +152,14 @@ void KernelEmitter::EmitParams(const ir::PrimFuncNode& func) {
         if (!v->dtype().is_integer()) Unsupported("non-integer shape var '" + v->name() + "'");
         BindVar(v, d);
       } else {
-        deferred.push_back(check + "static_cast<int64_t>(" + Expr(dim) + "));");
+        deferred.emplace_back(check, dim);  // its vars may be bound by a later parameter
       }
     }
     buffers_[buf.get()] = std::move(info);
   }
-  for (const std::string& line : deferred) Line(line);
+  for (const auto& [check, dim] : deferred) {
+    Line(check + "static_cast<int64_t>(" + Expr(dim) + "));");
+  }
 }
 
 std::string KernelEmitter::VisitExpr_(const ir::IntImmNode& n) {
@@ -325,6 +342,62 @@ void KernelEmitter::VisitStmt_(const ir::DeclBufferNode& n) {
   } else {
     AllocateBuffer(n.buffer());
   }
+  EmitStmt(n.body());
+  buffers_.erase(n.buffer().get());
+  --indent_;
+  Line("}");
+}
+
+std::string KernelEmitter::VisitExpr_(const ir::LetNode& n) {
+  // T.Let(body, where={v: value}): an immediately invoked lambda binding v (PrimExprs have no
+  // side effects, so the value is computed once, before the body, as TVM does).
+  const std::string value = Expr(n.value());
+  const std::string vt = ValueType(n.var()->dtype());
+  const std::string name = Fresh(n.var()->name());
+  auto previous = vars_.find(n.var().get());
+  const std::optional<std::string> shadowed =
+      previous == vars_.end() ? std::nullopt : std::optional<std::string>(previous->second);
+  vars_[n.var().get()] = name;
+  const std::string body = Expr(n.body());
+  if (shadowed) {
+    vars_[n.var().get()] = *shadowed;
+  } else {
+    vars_.erase(n.var().get());
+  }
+  return "([&]() -> " + ValueType(n.dtype()) + " { const " + vt + " " + name + " = static_cast<" +
+         vt + ">(" + value + "); return " + body + "; }())";
+}
+
+void KernelEmitter::VisitStmt_(const ir::AssertStmtNode& n) {
+  // A failing assert fails the call: "<kernel>: <error kind>: <message>".
+  std::string message;
+  for (const std::string& part : n.message_parts()) message += part;
+  Line("if (!static_cast<bool>(" + Expr(n.cond()) + ")) {");
+  Line("  ps_fail(std::string(ps_kernel) + " + Quote(": " + n.error_kind() + ": " + message) +
+       ");");
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::WhileNode& n) {
+  Line("while (static_cast<bool>(" + Expr(n.cond()) + ")) {");
+  ++indent_;
+  EmitStmt(n.body());
+  --indent_;
+  Line("}");
+}
+
+void KernelEmitter::VisitStmt_(const ir::AttrStmtNode& n) {
+  if (n.is_thread_launch()) Unsupported("T.launch_thread");
+  // Other attributes (pragmas, hints) do not change what the body computes.
+  EmitStmt(n.body());
+}
+
+void KernelEmitter::VisitStmt_(const ir::AllocBufferNode& n) {
+  // T.alloc_buffer as a statement: the buffer lives for the rest of the enclosing sequence,
+  // which is the node's body.
+  Line("{");
+  ++indent_;
+  AllocateBuffer(n.buffer());
   EmitStmt(n.body());
   buffers_.erase(n.buffer().get());
   --indent_;

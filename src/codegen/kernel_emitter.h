@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -112,7 +113,7 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   std::string VisitExpr_(const ir::BufferLoadNode& n) override;
   std::string VisitExpr_(const ir::PrimCallNode& n) override;
   std::string VisitExpr_(const ir::TirStringImmNode&) override { Unsupported("TIR strings"); }
-  std::string VisitExpr_(const ir::LetNode&) override { Unsupported("T.Let expressions"); }
+  std::string VisitExpr_(const ir::LetNode& n) override;
 
   // ---- Statements.
   void EmitStmt(const ir::Stmt& s) { VisitStmt(*s); }
@@ -131,20 +132,14 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   void VisitStmt_(const ir::EvaluateNode& n) override;
   void VisitStmt_(const ir::AllocateNode& n) override;
   void VisitStmt_(const ir::DeclBufferNode& n) override;
-  void VisitStmt_(const ir::AssertStmtNode&) override { Unsupported("assert statements"); }
-  void VisitStmt_(const ir::WhileNode&) override { Unsupported("while loops"); }
-  void VisitStmt_(const ir::AttrStmtNode& n) override {
-    Unsupported(n.is_thread_launch() ? "T.launch_thread" : "T.attr statements");
-  }
-  void VisitStmt_(const ir::AllocBufferNode&) override {
-    Unsupported("allocation statements (T.alloc_buffer / T.alloc_shared / T.alloc_local)");
-  }
-  // Buffers are compact and start at their data pointer here.
-  void CheckLayout(const ir::Buffer& b) const {
-    if (!b->strides().empty() || b->elem_offset() != nullptr) {
-      Unsupported("buffer '" + b->name() + "' with strides or an element offset");
-    }
-  }
+  void VisitStmt_(const ir::AssertStmtNode& n) override;
+  void VisitStmt_(const ir::WhileNode& n) override;
+  void VisitStmt_(const ir::AttrStmtNode& n) override;
+  void VisitStmt_(const ir::AllocBufferNode& n) override;
+  // Buffers are compact and start at their data pointer here (a parameter's data is its first
+  // element, an allocation starts its storage): an element offset is 0, and a var naming it
+  // (`offset_factor=1`, `elem_offset=pages_elem_offset`) is bound to 0.
+  void BindLayout(const ir::Buffer& b);
 
   void EmitBlock(const ir::BlockRealizeNode& realize);
 
@@ -201,6 +196,7 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   std::unordered_map<const ir::TirVarNode*, std::string> vars_;
   std::unordered_map<const ir::BufferNode*, BufferInfo> buffers_;
   std::unordered_map<const ir::TirVarNode*, std::string> allocations_;
+  std::unordered_set<const ir::TirVarNode*> offset_vars_;  // element offset vars (bound to 0)
 };
 
 }  // namespace pipesplit::codegen

@@ -23,7 +23,8 @@
 //     accumulator); a buffer sharing O's data var counts as O. The predicate (T.where), the
 //     iter values and the init value do not read O.
 //  6. O cannot alias another buffer of the kernel: it is allocated by the kernel, or the
-//     kernel has "tir.noalias": True (as LegalizeOps writes every kernel).
+//     kernel has "tir.noalias" (or, since 2026, "tirx.noalias"): True (as LegalizeOps writes
+//     every kernel).
 // Then each output element is computed by the iterations of the order loops at one fixed
 // point of the index loops, and nothing else the nest computes depends on another element. An
 // order of the loops in which the order loops keep their relative order visits, for every
@@ -82,7 +83,9 @@ bool UsesAny(const ir::PrimExpr& e, const std::unordered_set<const ir::TirVarNod
 }
 
 bool NoAlias(const ir::PrimFuncNode& func) {
+  // "tirx.noalias" since TVM's 2026 rename of tir to tirx.
   const ir::AttrValue* v = ir::FindAttr(func.attrs(), "tir.noalias");
+  if (v == nullptr) v = ir::FindAttr(func.attrs(), "tirx.noalias");
   if (v == nullptr) return false;
   if (const bool* b = v->as_bool()) return *b;
   if (const ir::PrimExpr* e = v->as_prim_expr()) return ir::AsConstInt(*e) == 1;  // T.bool(True)

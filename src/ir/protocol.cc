@@ -91,9 +91,17 @@ std::vector<WeightRead> WeightReadsOf(const FunctionNode& function) {
       ExprVisitor::VisitExpr_(node);
     }
     void VisitExpr_(const CallNode& call) override {
-      if (IsExternCall(call, protocol::kCallPurePacked, protocol::kTupleGetItem) &&
-          call.args().size() == 3 && call.args()[1].get() == packed) {
-        if (const auto* index = As<PrimValueNode>(call.args()[2])) {
+      // call_pure_packed("vm.builtin.tuple_getitem", packed_params, i) (pipesplit's stages), or
+      // R.call_packed("vm.builtin.tuple_getitem", packed_params, i) (MLC's memory-planned ones).
+      size_t first = 0;
+      if (IsExternCall(call, protocol::kCallPurePacked, protocol::kTupleGetItem)) {
+        first = 1;
+      } else if (const auto* callee = As<ExternFuncNode>(call.op());
+                 callee == nullptr || callee->global_symbol() != protocol::kTupleGetItem) {
+        first = call.args().size();  // neither
+      }
+      if (call.args().size() == first + 2 && call.args()[first].get() == packed) {
+        if (const auto* index = As<PrimValueNode>(call.args()[first + 1])) {
           if (auto i = AsConstInt(index->value())) {
             Add(*i, call.sinfo_args().empty() ? ObjectSInfo() : call.sinfo_args()[0]);
           }

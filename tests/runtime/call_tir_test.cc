@@ -230,6 +230,65 @@ TEST_F(CallTirTest, DpsPackedBuiltinFillsItsOutputs) {
   EXPECT_EQ(ToDoubleVector(out.ExpectTensor("y")), (std::vector<double>{0, 1, 2, 3}));
 }
 
+// A memory-planned function (MLC's phase 5): kernels called destination-passing write into
+// tensors viewing planned storage; vm.builtin.reshape views its argument.
+constexpr const char* kPlanned = R"(    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32"), y: R.Tensor((3,), dtype="float32")) -> R.Tensor((3,), dtype="float32"):
+        R.func_attr({"relax.force_pure": True})
+        cls = Module
+        storage: R.Any = R.memory.alloc_storage(R.shape([24]), 0, R.str("global"), R.dtype("float32"))
+        a: R.Tensor((3,), dtype="float32") = R.memory.alloc_tensor(storage, 0, R.shape([3]), R.dtype("float32"), 0)
+        cls.add(x, y, a)
+        b: R.Tensor((3,), dtype="float32") = R.memory.alloc_tensor(storage, OFFSET, R.shape([3]), R.dtype("float32"), 0)
+        cls.add(a, a, b)
+        c: R.Tensor((3,), dtype="float32") = R.call_packed("vm.builtin.reshape", b, R.shape([SHAPE]), ty_args=(R.Tensor((3,), dtype="float32"),))
+        return c
+)";
+
+std::string Planned(const std::string& offset, const std::string& shape = "3") {
+  std::string text = kPlanned;
+  text.replace(text.find("OFFSET"), 6, offset);
+  text.replace(text.find("SHAPE"), 5, shape);
+  return text;
+}
+
+TEST_F(CallTirTest, MemoryPlannedKernelsWriteIntoTheirDestinations) {
+  Value out = Run(Planned("12"), {F32({3}, {1, 2, 3}), F32({3}, {0.5, 0.25, 0})});
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("c")), (std::vector<double>{3, 4.5, 6}));
+}
+
+TEST_F(CallTirTest, MemoryPlanErrorsAreNamed) {
+  const std::vector<Value> args = {F32({3}, {1, 2, 3}), F32({3}, {1, 1, 1})};
+  EXPECT_THAT(RunError(Planned("16"), args),
+              HasSubstr("R.memory.alloc_tensor: a float32[3] tensor at byte offset 16 does not "
+                        "fit a storage of 24 bytes"));
+  EXPECT_THAT(RunError(Planned("2"), args),
+              HasSubstr("R.memory.alloc_tensor: a float32[3] tensor at byte offset 2"));
+  EXPECT_THAT(RunError(Planned("12", "4"), args),
+              HasSubstr("vm.builtin.reshape: cannot view float32[3] as [4]"));
+  std::string other_device = Planned("12");
+  other_device.replace(other_device.find("R.shape([24]), 0"), 16, "R.shape([24]), 1");
+  EXPECT_THAT(RunError(other_device, args),
+              HasSubstr("R.memory.alloc_storage: device index 1 does not exist"));
+  std::string not_storage = Planned("12");
+  not_storage.replace(not_storage.find("alloc_tensor(storage, 0"), 23, "alloc_tensor(x, 0");
+  EXPECT_THAT(RunError(not_storage, args),
+              HasSubstr("R.memory.alloc_tensor: the storage must be one of "
+                        "R.memory.alloc_storage, got tensor"));
+  EXPECT_THAT(RunError(Planned("12"), args, /*with_kernels=*/false),
+              HasSubstr("cannot call TIR function 'add': pipesplit does not execute TIR"));
+}
+
+TEST_F(CallTirTest, BuiltinAllocTensorIsFreshAndZeroed) {
+  Value out = Run(R"(    @R.function
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((2, 2), dtype="float32"):
+        gv: R.Tensor((2, 2), dtype="float32") = R.builtin.alloc_tensor(R.shape([2, 2]), R.dtype("float32"), 0, R.str("global"))
+        return gv
+)",
+                  {F32({3}, {1, 2, 3})});
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("gv")), (std::vector<double>{0, 0, 0, 0}));
+}
+
 // The one tensor of a value (a staged run returns the last stage's outputs as a tuple).
 Tensor Only(const Value& v) {
   std::vector<Tensor> flat;

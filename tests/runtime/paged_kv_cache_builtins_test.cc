@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -357,6 +358,31 @@ TEST_F(PagedKvCacheScript, ReportsMisuseThroughTheInterpreter) {
                 Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(0), Float(1), Qkv(1, 0)});
               }),
               HasSubstr("declares no outputs"));
+}
+
+// MLC's memory-planned form: R.call_packed(attention, cache, layer, scale, qkv, dest) writes
+// into dest what the destination-passing form returns.
+TEST_F(PagedKvCacheScript, AttentionWritesIntoADestinationArgument) {
+  const Value kv = interp_->Invoke("create_tir_paged_kv_cache",
+                                   {Shp({4}), Shp({100}), Shp({64}), Shp({16}), Shp({0})});
+  Builtin(paged_kv::kAddSequence, {kv, Int(0)});
+  Builtin(paged_kv::kBeginForward, {kv, Shp({0}), Shp({3})});
+  const Tensor qkv0 = Qkv(3, 1), qkv1 = Qkv(3, 2);
+  const Value out = interp_->Invoke("two_layers", {qkv0, qkv1, kv});
+  Builtin(paged_kv::kEndForward, {kv});
+  Builtin(paged_kv::kRemoveSequence, {kv, Int(0)});
+  Builtin(paged_kv::kAddSequence, {kv, Int(0)});
+  Builtin(paged_kv::kBeginForward, {kv, Shp({0}), Shp({3})});
+  TensorBuilder zeros(DataType::Float(32), {3, 4, 8});
+  std::fill_n(zeros.data<float>(), zeros.numel(), 0.0f);
+  const Tensor dest = std::move(zeros).Publish();
+  EXPECT_TRUE(Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(0), Float(0.25), qkv0, dest})
+                  .is_null());
+  EXPECT_TRUE(BitwiseEqual(dest, (*out.as_tuple())[0].ExpectTensor("o0")));
+  EXPECT_THAT(ErrorOf([&] {
+                Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(1), Float(0.25), qkv1, Int(0)});
+              }),
+              HasSubstr("the output must be a tensor"));
 }
 
 TEST(PagedKvCacheRegistration, AWorkerRegistersTheBuiltinsForItsGroup) {

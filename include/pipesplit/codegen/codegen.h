@@ -8,6 +8,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "pipesplit/ir/module.h"
 #include "pipesplit/support/error.h"
@@ -56,6 +57,9 @@ struct BuildResult {
   int compiled = 0;       // kernel bodies compiled by this build (not found in the cache)
   int compiler_runs = 0;  // compiler processes started (the kernels' and the link)
   bool cached = false;    // the library itself was in the cache
+  // The kernels codegen could not translate, each as "kernel NAME: codegen does not support
+  // ...": they are in the library, and a call of one fails with that message.
+  std::vector<std::string> uncompiled;
 };
 
 // $PIPESPLIT_KERNEL_CACHE, else $XDG_CACHE_HOME/pipesplit/kernels, else
@@ -78,8 +82,9 @@ std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool opti
 //    small unit of its own exports, unless the cache has it.
 // Throws CodegenError when the compiler is missing, a compilation fails (the message names the
 // kernel the compiler's first located message is in, has the first lines of the compiler's
-// output and where the source was kept) or a PrimFunc uses a construct codegen does not support
-// (the message names it and the kernel).
+// output and where the source was kept).
+// A kernel using a construct codegen does not support does not fail the build: its entry point
+// fails when called, naming the kernel and the construct (BuildResult::uncompiled).
 BuildResult Build(const ir::IRModule& mod, const BuildOptions& options = {});
 
 // Build(mod, options).library.

@@ -40,6 +40,20 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry) {
     if (call.args.size() == 1) return call.args[0];
     return Value::MakeTuple(call.args);
   });
+  registry->Register("vm.builtin.reshape", [](BuiltinCall& call) -> Value {
+    if (call.args.size() != 2) throw RuntimeError("vm.builtin.reshape takes 2 arguments");
+    const Tensor& data = call.args[0].ExpectTensor("vm.builtin.reshape: the data");
+    const Shape* shape = call.args[1].as_shape();
+    if (shape == nullptr) {
+      throw RuntimeError("vm.builtin.reshape: the shape must be a shape, got " +
+                         call.args[1].Describe());
+    }
+    if (ShapeNumel(*shape, "vm.builtin.reshape") != data.numel()) {
+      throw RuntimeError("vm.builtin.reshape: cannot view " + data.ToString() + " as " +
+                         ShapeToString(*shape));
+    }
+    return data.WithShape(*shape);
+  });
   RegisterKvCacheBuiltins(registry);
   RegisterPagedKvCacheBuiltins(registry);
   RegisterCclBuiltins(

@@ -84,9 +84,14 @@ Value Interpreter::Invoke(const Value& callable, std::vector<Value> args) {
   if (c == nullptr) throw RuntimeError("calling " + callable.Describe() + ", not a function");
   if (c->func == nullptr) {
     if (mod_.Lookup(c->name) && ir::Is<ir::PrimFuncNode>(mod_.Lookup(c->name))) {
-      throw RuntimeError("cannot call TIR function '" + c->name + "': " +
-                         (kernels_ ? std::string("call it through R.call_tir")
-                                   : std::string("pipesplit does not execute TIR")));
+      if (kernels_ == nullptr) {
+        throw RuntimeError("cannot call TIR function '" + c->name +
+                           "': pipesplit does not execute TIR");
+      }
+      // Destination-passing (a memory-planned module's `cls.f(x, out)`): the kernel writes
+      // into the tensors it is given, the planner's allocations.
+      kernels_->Call(c->name, std::span<const Value>(args));
+      return Value();
     }
     Frame empty;
     return CallPacked(c->name, std::move(args), nullptr, empty);
@@ -418,6 +423,7 @@ Value Interpreter::EvalCall(const ir::CallNode& call, std::shared_ptr<Frame>& fr
       return CallPacked(ExternSymbol(call), tuple_args(1), nullptr, *frame);
     }
     if (name == "relax.builtin.stop_lift_params") return Eval(call.args()[0], frame);
+    if (IsMemoryOp(name)) return RunMemoryOp(call, eval_args(0));
     if (name == "relax.print") {
       std::vector<Value> args = eval_args(0);
       for (const Value& v : args) std::fprintf(stderr, "%s\n", v.Describe().c_str());

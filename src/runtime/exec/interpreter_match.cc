@@ -61,6 +61,15 @@ void BindBare(const Interpreter& interp, const Value& value, const ir::StructInf
         for (size_t i = 0; i < fields->size(); ++i)
           BindBare(interp, (*fields)[i], t.fields()[i], frame);
       }
+      // A group's weight table standing in for packed_params binds through the fields it holds
+      // (MLC's `R.Tensor((vocab_size, 256))` lm_head).
+      if (const auto* object = dynamic_cast<const FieldObject*>(value.as_object())) {
+        for (size_t i = 0; i < t.fields().size(); ++i) {
+          const auto index = static_cast<int64_t>(i);
+          if (object->HasField(index))
+            BindBare(interp, object->GetField(index), t.fields()[i], frame);
+        }
+      }
       break;
     }
     case ir::NodeKind::kObjectSInfo:

@@ -1,6 +1,7 @@
 // The builtins of the paged KV cache (paged_kv_cache.h): argument checking and parsing of
 // vm.builtin.paged_attention_kv_cache_create as MLC passes it, and the kv_state_* /
 // attention_kv_cache_* calls on the cache object.
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -209,11 +210,19 @@ void RegisterPagedKvCacheBuiltins(BuiltinRegistry* registry, PagedKvCacheGroup g
   });
   registry->Register(kAttentionWithFusedQkv, [](BuiltinCall& call) -> Value {
     const char* op = kAttentionWithFusedQkv;
-    CheckArgCount(call, op, 4, 4);
+    CheckArgCount(call, op, 4, 5);
     const PagedKvCache& cache = ExpectCache(call, op);
     const int64_t layer_id = ExpectInt(call.args[1], op, "the layer id");
     const double sm_scale = ExpectNumber(call.args[2], op, "sm_scale");
     const Tensor& qkv = call.args[3].ExpectTensor(std::string(op) + ": qkv");
+    if (call.args.size() == 5) {
+      // R.call_packed with the destination as the last argument (a memory-planned module).
+      const Tensor& dest = call.args[4].ExpectTensor(std::string(op) + ": the output");
+      TensorBuilder out(dest.dtype(), dest.shape());
+      cache.AttentionWithFusedQkv(layer_id, sm_scale, qkv, out);
+      std::memcpy(const_cast<void*>(dest.raw_data()), out.raw_data(), out.nbytes());
+      return Value();
+    }
     std::vector<TensorBuilder>& outputs = call.Outputs();
     if (outputs.size() != 1) {
       throw RuntimeError(std::string(op) + " has one output, the call declares " +

@@ -12,6 +12,7 @@
 //      link); record slices.
 #include "pipesplit/runtime/exec/pipeline_worker.h"
 
+#include <cstring>
 #include <exception>
 #include <utility>
 
@@ -120,8 +121,7 @@ Value PipelineWorker::RecvFromPrevGroup(BuiltinCall& call) {
   } else {
     throw RuntimeError("the stage receives more tensors than the schedule took for it");
   }
-  CheckReceived(t, call, prev);
-  return t;
+  return DeliverReceived(std::move(t), call, prev);
 }
 
 void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
@@ -133,6 +133,23 @@ void CheckReceived(const Tensor& t, const BuiltinCall& call, int from) {
     throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
                        " but the receive declares " + DescribeDeclared(*declared, dims));
   }
+}
+
+Value DeliverReceived(Tensor t, const BuiltinCall& call, int from) {
+  if (call.args.empty()) {
+    CheckReceived(t, call, from);
+    return t;
+  }
+  const Tensor* dest = call.args.size() == 1 ? call.args[0].as_tensor() : nullptr;
+  if (dest == nullptr) {
+    throw RuntimeError("recv_from_prev_group takes no argument or one destination tensor");
+  }
+  if (dest->dtype() != t.dtype() || dest->shape() != t.shape()) {
+    throw RuntimeError("received " + t.ToString() + " from worker " + std::to_string(from) +
+                       " into a destination of " + dest->ToString());
+  }
+  std::memcpy(const_cast<void*>(dest->raw_data()), t.raw_data(), t.nbytes());
+  return Value();
 }
 
 void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,

@@ -146,7 +146,7 @@ Value WeightTable::GetField(int64_t index) const {
 void WeightTable::LoadReadsOf(const ir::FunctionNode& func, const std::string& name,
                               const WeightSource& weights, WorkerReport& report) {
   for (const ir::WeightRead& read : ir::WeightReadsOf(func)) {
-    if (Has(read.index)) continue;
+    if (HasField(read.index)) continue;
     Tensor t = weights.Load(read.index);
     CheckWeightType(weights, read.index, t.dtype(), t.shape(), read.sinfo, name);
     report.weight_bytes += t.nbytes();

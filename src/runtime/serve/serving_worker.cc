@@ -159,8 +159,11 @@ Value ServingWorker::SendToNextGroup(BuiltinCall& call) {
   if (call.args.size() != 1) throw RuntimeError("send_to_next_group takes one tensor");
   if (last_) throw RuntimeError("send_to_next_group called on the last group");
   auto begin = std::chrono::steady_clock::now();
+  const Tensor& sent = call.args[0].ExpectTensor("the value sent");
+  // A copy: in a memory-planned module the sent tensor views a storage the stage may reuse
+  // once the send is done, and the threads transport hands the tensor itself over.
   transport_.Send(worker_, worker_ + options_.group_size,
-                  call.args[0].ExpectTensor("the value sent"));
+                  FromBytes(sent.dtype(), sent.shape(), sent.raw_data(), sent.nbytes()));
   waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kSend, batch_, begin);
   return Value();
@@ -173,8 +176,7 @@ Value ServingWorker::RecvFromPrevGroup(BuiltinCall& call) {
   Tensor t = transport_.Recv(worker_, prev, options_.timeout);
   waiting_seconds_ += SecondsSince(begin);
   Record(TraceSlice::Kind::kRecv, batch_, begin);
-  CheckReceived(t, call, prev);
-  return t;
+  return DeliverReceived(std::move(t), call, prev);
 }
 
 // The step's input embeddings: group 0 embeds the tokens, the other groups' stages do not

@@ -176,6 +176,11 @@ struct CclCall {
 };
 CclCall LowerCclOp(const ir::CallNode& call, std::vector<Value> args);
 
+// The memory ops of memory-planned modules (memory_ops.cc): R.memory.alloc_storage,
+// alloc_tensor, kill_storage, kill_tensor and R.builtin.alloc_tensor.
+bool IsMemoryOp(const std::string& name);
+Value RunMemoryOp(const ir::CallNode& call, const std::vector<Value>& args);
+
 // Whether `call` is relax.permute_dims swapping only the last two dims of its operand (no axes
 // on a 2-D operand, or axes [0, .., n-3, n-1, n-2]), which R.matmul can read in place.
 bool IsLastTwoDimsTranspose(const ir::CallNode& call);

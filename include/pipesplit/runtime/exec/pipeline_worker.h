@@ -106,6 +106,10 @@ Value DispatchToGroup(BuiltinCall& call, int group);
 // RuntimeError when `t`, received from worker `from` by the recv_from_prev_group `call`,
 // contradicts the type the call declares.
 void CheckReceived(const Tensor& t, const BuiltinCall& call, int from);
+// What a receive returns: `t` (checked by CheckReceived); or, when the call passes a
+// destination (MLC's memory-planned `R.call_packed(recv_from_prev_group, alloc)`), nothing,
+// `t` copied into the destination, which must have its dtype and shape.
+Value DeliverReceived(Tensor t, const BuiltinCall& call, int from);
 
 // PipelineWorker(...).Run(microbatches): one run of a worker made for it.
 RunResult RunPipelineWorker(const ir::IRModule& mod, const std::string& entry,

@@ -28,7 +28,7 @@ class WeightTable : public FieldObject {
   std::string TypeName() const override;
   // RuntimeError when field `index` was not loaded.
   Value GetField(int64_t index) const override;
-  bool Has(int64_t index) const { return tensors_.count(index) != 0; }
+  bool HasField(int64_t index) const override { return tensors_.count(index) != 0; }
 
   // Loads the fields `func` (named `name`) reads that are not loaded yet, each checked against
   // the struct info of its read (RuntimeError on a mismatch), and adds them to `report`

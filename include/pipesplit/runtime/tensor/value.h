@@ -30,6 +30,8 @@ class Object {
 class FieldObject : public Object {
  public:
   virtual Value GetField(int64_t index) const = 0;
+  // Whether GetField(index) has a value (a group's weight table holds its stages' weights).
+  virtual bool HasField(int64_t index) const = 0;
 };
 
 // A scalar: an integer (also bool) or a float, with its dtype.
