@@ -244,10 +244,18 @@ bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weig
 }
 
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
-  ir::IRModule loaded = LoadModule(args.module);
+  ir::IRModule loaded = LoadModuleForWeights(args.module, args.weights);
   auto [mod, groups, group_size] =
       ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "generate");  // 1
-  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);                   // step 2
+  if (args.verify &&
+      !runtime::AnalyzeEntry(loaded, runtime::serve_fn::kBatchDecode).stages.empty()) {
+    throw runtime::RuntimeError(
+        fmt::format("--verify runs the unsplit module on one group, and {} is split already "
+                    "(its stage functions come with it, as in MLC's own multi-stage builds): "
+                    "compare --dump-logits of its one-stage build instead",
+                    args.module));
+  }
+  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);  // the split module's stages too

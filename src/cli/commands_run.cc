@@ -169,7 +169,7 @@ runtime::SessionOptions Options(const RunArgs& args, const ir::IRModule& mod,
 }
 
 int RunOn(runtime::Launcher& launcher, const RunArgs& args) {
-  ir::IRModule mod = LoadModule(args.module);
+  ir::IRModule mod = LoadModuleForWeights(args.module, args.weights);
   Weights weights = OpenWeights(args.weights, mod);
   runtime::SessionOptions options = Options(args, mod, launcher);
   runtime::ResolveSchedule(options);  // a bad schedule fails before any input is read
@@ -254,7 +254,7 @@ Runner AddVerifySplitCommand(CLI::App& app) {
                   "sharded sums add in another order")
       ->check(CLI::NonNegativeNumber);
   return [args] {
-    ir::IRModule mod = LoadModule(args->module);
+    ir::IRModule mod = LoadModuleForWeights(args->module, args->weights);
     Weights opened = OpenWeights(args->weights, mod);
     const runtime::WeightSource& weights = *opened.source;
     std::vector<transform::StagePlan> plans;

@@ -118,7 +118,7 @@ class SignalWatch {
 };
 
 int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
-  ir::IRModule loaded = LoadModule(args.module);  // step 1
+  ir::IRModule loaded = LoadModuleForWeights(args.module, args.weights);  // step 1
   const auto [mod, num_groups, group_size] =
       ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "serve");
   const int groups = num_groups;

@@ -38,7 +38,7 @@ runtime::MlcParamList ReadParamNames(const std::string& path) {
     runtime::SafetensorsWeights weights(runtime::SafetensorsFile::Open(path));
     runtime::MlcParamList list{path, {}, 1, Span{}};
     for (int64_t i = 0; i < weights.size(); ++i)
-      list.params.push_back({weights.Name(i), "", Span{}, std::nullopt});
+      list.params.push_back({weights.Name(i), {}, Span{}, std::nullopt});
     return list;
   }
   if (EndsWith(path, ".json")) return runtime::MlcParamsFromJsonFile(path);
@@ -48,6 +48,21 @@ runtime::MlcParamList ReadParamNames(const std::string& path) {
                                             path, runtime::kMlcMetadataFunction));
   }
   return *list;
+}
+
+ir::IRModule LoadModuleForWeights(const std::string& path, const WeightArgs& args) {
+  ir::IRModule mod = LoadModule(path);
+  if (mod.Find(runtime::kMlcMetadataFunction) != nullptr || args.param_names.empty() ||
+      EndsWith(args.param_names, ".json") || EndsWith(args.param_names, ".safetensors")) {
+    return mod;
+  }
+  ir::IRModule names = LoadModule(args.param_names);
+  if (const ir::IRModule::Member* metadata = names.Find(runtime::kMlcMetadataFunction)) {
+    mod.Add(
+        ir::Make<ir::GlobalVarNode>(runtime::kMlcMetadataFunction, metadata->gvar->struct_info()),
+        metadata->func);
+  }
+  return mod;
 }
 
 Weights OpenWeights(const WeightArgs& args, const ir::IRModule& mod, bool read_chat_config) {

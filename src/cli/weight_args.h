@@ -29,6 +29,13 @@ void AddWeightOptions(CLI::App* cmd, WeightArgs* args);
 // with a `_metadata` function.
 runtime::MlcParamList ReadParamNames(const std::string& path);
 
+// The module at `path` for a command that runs it on `args`' weights. A module without a
+// `_metadata` function (an MLC phase-4 dump) whose --param-names is a module with one adopts
+// that function: it describes the same model (its params' names, and for a tensor-parallel
+// model tensor_parallel_shards and each param's preprocs), so the run binds and shards the
+// weights as the memory-planned module would.
+ir::IRModule LoadModuleForWeights(const std::string& path, const WeightArgs& args);
+
 struct Weights {
   std::unique_ptr<runtime::WeightSource> source;
   // The folder's mlc-chat-config.json, when asked for and --params is an MLC folder holding

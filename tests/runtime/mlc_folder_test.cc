@@ -47,7 +47,7 @@ Tensor Floats(Shape shape, float scale) {
 
 MlcParamList Names(std::vector<std::string> names) {
   MlcParamList list{"names", {}, 1, {}};
-  for (std::string& n : names) list.params.push_back({std::move(n), "", Span{}, std::nullopt});
+  for (std::string& n : names) list.params.push_back({std::move(n), {}, Span{}, std::nullopt});
   return list;
 }
 
@@ -281,7 +281,7 @@ void ExpectEveryRecordLoads(const std::string& model, size_t count) {
   std::vector<MetaParam> meta = MetadataParams(model);
   ASSERT_EQ(meta.size(), count);
   MlcParamList names{"_metadata", {}, 1, {}};
-  for (const MetaParam& m : meta) names.params.push_back({m.name, "", Span{}, std::nullopt});
+  for (const MetaParam& m : meta) names.params.push_back({m.name, {}, Span{}, std::nullopt});
   MlcWeights weights(cache, names);
   bool order_differs = false;
   for (size_t i = 0; i < meta.size(); ++i) {

@@ -80,7 +80,7 @@ void PipelineWorker::LoadWeights(const WeightSource& weights) {
   const TensorParallelPlan plan = TensorParallelPlanOf(mod_);
   CheckGroupSize(plan, options_.group_size);
   std::shared_ptr<const WeightSource> shard =
-      WeightsOfShard(plan, weights, worker_ % options_.group_size);
+      WeightsOfShard(plan, weights, worker_ % options_.group_size, options_.kernels);
   weights_ = std::make_shared<WeightTable>(group_);
   weights_->LoadReadsOf(*stage_func_, report_.function, *shard, report_);
 }

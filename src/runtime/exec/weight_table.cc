@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/runtime/exec/preproc_weights.h"
 #include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/support/diagnostic.h"
 
@@ -105,8 +106,18 @@ TensorParallelPlan TensorParallelPlanOf(const ir::IRModule& mod) {
   if (!params) return plan;
   plan.shards = params->tensor_parallel_shards;
   plan.span = params->shards_span;
-  for (const MlcParam& p : params->params) plan.specs.push_back(p.shard);
+  for (const MlcParam& p : params->params) {
+    plan.specs.push_back(p.shard);
+    plan.preprocs.push_back(p.preprocs);
+  }
   return plan;
+}
+
+bool TensorParallelPlan::HasPreprocs() const {
+  for (const std::vector<MlcPreproc>& list : preprocs) {
+    if (!list.empty()) return true;
+  }
+  return false;
 }
 
 void CheckGroupSize(const TensorParallelPlan& plan, int group_size) {
@@ -120,14 +131,21 @@ void CheckGroupSize(const TensorParallelPlan& plan, int group_size) {
 }
 
 std::shared_ptr<const WeightSource> WeightsOfShard(const TensorParallelPlan& plan,
-                                                   const WeightSource& weights, int64_t shard) {
-  if (plan.shards == 1) return {std::shared_ptr<void>(), &weights};
+                                                   const WeightSource& weights, int64_t shard,
+                                                   std::shared_ptr<const KernelLibrary> kernels) {
+  const bool preprocs = plan.HasPreprocs();
+  if (plan.shards == 1 && !preprocs) return {std::shared_ptr<void>(), &weights};
   if (static_cast<int64_t>(plan.specs.size()) != weights.size()) {
     throw RuntimeError(
         fmt::format("the module's _metadata describes {} params but {} weights are given",
                     plan.specs.size(), weights.size()));
   }
-  return std::make_shared<ShardedWeights>(weights, plan.specs, plan.shards, shard);
+  std::shared_ptr<const WeightSource> cut =
+      plan.shards == 1 ? std::shared_ptr<const WeightSource>(std::shared_ptr<void>(), &weights)
+                       : std::make_shared<ShardedWeights>(weights, plan.specs, plan.shards, shard);
+  if (!preprocs) return cut;
+  return std::make_shared<PreprocessedWeights>(std::move(cut), plan.preprocs, plan.shards, shard,
+                                               std::move(kernels));
 }
 
 std::string WeightTable::TypeName() const {

@@ -245,12 +245,6 @@ MlcWeights::MlcWeights(MlcTensorCache cache, const MlcParamList& params)
   std::unordered_map<std::string, size_t> seen;
   for (size_t i = 0; i < params.params.size(); ++i) {
     const MlcParam& p = params.params[i];
-    if (!p.preproc.empty()) {
-      pipesplit::ThrowError(
-          p.span, fmt::format("weight {} (packed_params[{}]): preprocs are not supported yet "
-                              "(it is to be cut at load time by '{}')",
-                              Quoted(p.name), i, p.preproc));
-    }
     auto [it, inserted] = seen.emplace(p.name, i);
     if (!inserted) {
       pipesplit::ThrowError(p.span, fmt::format("weight {} is listed twice in {} "
@@ -261,6 +255,15 @@ MlcWeights::MlcWeights(MlcTensorCache cache, const MlcParamList& params)
     if (record == nullptr) {
       pipesplit::ThrowError(p.span, fmt::format("weight {} (packed_params[{}]) is not in {}",
                                                 Quoted(p.name), i, cache_.index_path()));
+    }
+    // The stored weight is what the first preproc takes (MLC keeps sharded weights whole).
+    if (!p.preprocs.empty() && record->shape != p.preprocs.front().in_shape) {
+      pipesplit::ThrowError(
+          p.preprocs.front().span,
+          fmt::format("weight {} (packed_params[{}]) is stored as {} in {} but its preproc '{}' "
+                      "takes {}",
+                      Quoted(p.name), i, ShapeToString(record->shape), cache_.index_path(),
+                      p.preprocs.front().func_name, ShapeToString(p.preprocs.front().in_shape)));
     }
     bound_.push_back(record);
   }

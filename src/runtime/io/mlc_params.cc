@@ -13,8 +13,8 @@ namespace {
 // A "shard_strategy": {"name": "_shard_qkv", "dim": 0, "segs": [q, k, v] or null}.
 ShardSpec ReadShardSpec(const JsonValue& strategy) {
   if (!strategy.IsObject()) {
-    strategy.Fail(fmt::format("'{}' must be an object with \"dim\" (and \"segs\")",
-                              strategy.Label()));
+    strategy.Fail(
+        fmt::format("'{}' must be an object with \"dim\" (and \"segs\")", strategy.Label()));
   }
   ShardSpec spec;
   if (std::optional<JsonValue> name = strategy.Find("name")) spec.name = name->String();
@@ -27,6 +27,37 @@ ShardSpec ReadShardSpec(const JsonValue& strategy) {
     }
   }
   return spec;
+}
+
+// A list of non-negative integers (a shape).
+Shape ReadShape(const JsonValue& list) {
+  Shape shape;
+  for (size_t i = 0; i < list.ArraySize(); ++i) {
+    JsonValue dim = list.At(i);
+    if (dim.Int() < 0) dim.Fail(fmt::format("'{}' must not be negative", dim.Label()));
+    shape.push_back(dim.Int());
+  }
+  return shape;
+}
+
+// A preproc: {"func_name", "in_shape", "out_shape", "out_dtype"}.
+MlcPreproc ReadPreproc(const JsonValue& entry) {
+  if (!entry.IsObject()) {
+    entry.Fail(
+        fmt::format("'{}' must be an object with \"func_name\", \"in_shape\", "
+                    "\"out_shape\" and \"out_dtype\"",
+                    entry.Label()));
+  }
+  MlcPreproc preproc;
+  preproc.span = entry.span();
+  preproc.func_name = entry.Field("func_name").String();
+  preproc.in_shape = ReadShape(entry.Field("in_shape"));
+  preproc.out_shape = ReadShape(entry.Field("out_shape"));
+  JsonValue dtype = entry.Field("out_dtype");
+  std::optional<DataType> parsed = DataType::Parse(dtype.String());
+  if (!parsed) dtype.Fail(fmt::format("'{}' is not a dtype: '{}'", dtype.Label(), dtype.String()));
+  preproc.out_dtype = *parsed;
+  return preproc;
 }
 
 // The param at `entry` of a "params" list: an object with a string "name" and an optional
@@ -44,10 +75,8 @@ MlcParam ReadParam(const JsonValue& entry, bool allow_names) {
     }
     param.name = entry.Field("name").String();
     if (std::optional<JsonValue> preprocs = entry.Find("preprocs")) {
-      if (preprocs->ArraySize() > 0) {
-        JsonValue first = preprocs->At(0);
-        std::optional<JsonValue> func = first.IsObject() ? first.Find("func_name") : std::nullopt;
-        param.preproc = func && func->json().is_string() ? func->String() : first.json().dump();
+      for (size_t i = 0; i < preprocs->ArraySize(); ++i) {
+        param.preprocs.push_back(ReadPreproc(preprocs->At(i)));
       }
     }
     if (std::optional<JsonValue> strategy = entry.Find("shard_strategy");

@@ -86,7 +86,7 @@ ServingWorker::ServingWorker(const ir::IRModule& mod, const WeightSource& weight
   const TensorParallelPlan plan = TensorParallelPlanOf(mod_);
   CheckGroupSize(plan, options_.group_size);
   std::shared_ptr<const WeightSource> shard =
-      WeightsOfShard(plan, weights, worker_ % options_.group_size);
+      WeightsOfShard(plan, weights, worker_ % options_.group_size, options_.kernels);
   weights_ = std::make_shared<WeightTable>(group_);
   for (const char* name : {serve_fn::kBatchPrefill, serve_fn::kBatchDecode}) {
     const std::string stage = StageNames(name)[group_];

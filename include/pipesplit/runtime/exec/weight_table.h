@@ -16,6 +16,7 @@
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/exec/session.h"
+#include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/runtime/io/shard.h"
 #include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/tensor/value.h"
@@ -67,6 +68,10 @@ struct TensorParallelPlan {
   int64_t shards = 1;
   Span span;  // where shards is written (invalid when absent)
   std::vector<std::optional<ShardSpec>> specs;
+  // The "preprocs" of each param (MLC's own sharded modules: kernels of the module that cut a
+  // weight at load time, preproc_weights.h); empty lists when none has any.
+  std::vector<std::vector<MlcPreproc>> preprocs;
+  bool HasPreprocs() const;
 };
 TensorParallelPlan TensorParallelPlanOf(const ir::IRModule& mod);
 
@@ -77,10 +82,13 @@ TensorParallelPlan TensorParallelPlanOf(const ir::IRModule& mod);
 void CheckGroupSize(const TensorParallelPlan& plan, int group_size);
 
 // The weights worker `shard` of a group holds under `plan`: `weights` itself when plan.shards is
-// 1, else a ShardedWeights cutting each weight that has a strategy (a plan that describes
-// another number of params than `weights` holds is a RuntimeError). `weights` must outlive it.
-std::shared_ptr<const WeightSource> WeightsOfShard(const TensorParallelPlan& plan,
-                                                   const WeightSource& weights, int64_t shard);
+// 1 and no param has preprocs, else each weight that has a strategy cut by ShardedWeights and
+// each that has preprocs run through them by `kernels` (PreprocessedWeights: TypeOf works
+// without kernels, Load needs them). A plan that describes another number of params than
+// `weights` holds is a RuntimeError. `weights` must outlive it.
+std::shared_ptr<const WeightSource> WeightsOfShard(
+    const TensorParallelPlan& plan, const WeightSource& weights, int64_t shard,
+    std::shared_ptr<const KernelLibrary> kernels = nullptr);
 
 }  // namespace pipesplit::runtime
 

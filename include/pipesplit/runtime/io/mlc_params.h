@@ -18,11 +18,22 @@ namespace pipesplit::runtime {
 // The function MLC compiles into a model to describe it.
 inline constexpr const char kMlcMetadataFunction[] = "_metadata";
 
+// One entry of a param's "preprocs": a kernel of the module (MLC's tensor-parallel `_shard_*`)
+// run at load time on the stored weight of `in_shape`, writing a fresh tensor of `out_shape`
+// and `out_dtype`; the preprocs of a param run one after the other.
+struct MlcPreproc {
+  std::string func_name;
+  Shape in_shape;
+  Shape out_shape;
+  DataType out_dtype;
+  Span span;  // the entry
+};
+
 struct MlcParam {
   std::string name;
-  // The func_name of its first preproc (MLC's tensor-parallel `_shard_*` kernels, run at load
-  // time); empty when it has none.
-  std::string preproc;
+  // Its "preprocs" (empty when it has none). In a module with tensor_parallel_shards K > 1, the
+  // last one's out_shape starts with K and worker k of a group holds slice k of it.
+  std::vector<MlcPreproc> preprocs;
   Span span;  // where it is named (the _metadata literal, or its entry in a names file)
   // Its "shard_strategy" (pipesplit's tensor-parallel modules: MLC's ShardSingleDim as an
   // object {"name", "dim", "segs"}); none when absent or null.
@@ -41,8 +52,9 @@ struct MlcParamList {
 // The "params" of `mod`'s `_metadata` function; nullopt when the module has no such function.
 // The one reader of that JSON: DiagnosticError at the string literal when the function does not
 // return one, the JSON is malformed, or "params" is not a list of objects with a string "name"
-// (and, when present, a list "preprocs" and a "shard_strategy" object with an integer "dim" and
-// an optional list "segs" of positive integers), or "tensor_parallel_shards" is below 1.
+// (and, when present, a list "preprocs" of objects with a string "func_name", integer lists
+// "in_shape" and "out_shape" and a dtype "out_dtype", and a "shard_strategy" object with an integer
+// "dim" and an optional list "segs" of positive integers), or "tensor_parallel_shards" is below 1.
 std::optional<MlcParamList> MlcParamsOfModule(const ir::IRModule& mod);
 
 // The names a JSON file lists: a list of names, or an object with "params" as `_metadata`
