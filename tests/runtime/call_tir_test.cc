@@ -279,6 +279,35 @@ TEST_F(CallTirTest, MemoryPlanErrorsAreNamed) {
               HasSubstr("cannot call TIR function 'add': pipesplit does not execute TIR"));
 }
 
+// A collective called with its destination last (MLC's phase 5:
+// R.call_packed("runtime.disco.allreduce", x, R.shape([0]), 1, alloc)) writes its result there;
+// on one worker every collective is the identity.
+constexpr const char* kPlannedAllReduce = R"(    @R.function(pure=False)
+    def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((DEST,), dtype="float32"):
+        storage: R.Any = R.memory.alloc_storage(R.shape([24]), 0, R.str("global"), R.dtype("float32"))
+        a: R.Tensor((DEST,), dtype="float32") = R.memory.alloc_tensor(storage, 0, R.shape([DEST]), R.dtype("float32"), 0)
+        _: R.Any = R.call_packed("runtime.disco.allreduce", x, R.shape([0]), 1, aEXTRA)
+        return a
+)";
+
+std::string PlannedAllReduce(const std::string& dest, const std::string& extra = "") {
+  std::string text = kPlannedAllReduce;
+  for (size_t at; (at = text.find("DEST")) != std::string::npos;) text.replace(at, 4, dest);
+  text.replace(text.find("EXTRA"), 5, extra);
+  return text;
+}
+
+TEST_F(CallTirTest, CollectivesWriteIntoAGivenDestination) {
+  Value out = Run(PlannedAllReduce("3"), {F32({3}, {1, 2, 3})});
+  EXPECT_EQ(ToDoubleVector(out.ExpectTensor("a")), (std::vector<double>{1, 2, 3}));
+  EXPECT_THAT(RunError(PlannedAllReduce("2"), {F32({3}, {1, 2, 3})}),
+              HasSubstr("runtime.disco.allreduce: the result is float32[3] but the destination "
+                        "is float32[2]"));
+  EXPECT_THAT(RunError(PlannedAllReduce("3", ", a"), {F32({3}, {1, 2, 3})}),
+              HasSubstr("runtime.disco.allreduce takes 3 arguments (or one more, the "
+                        "destination), got 5"));
+}
+
 TEST_F(CallTirTest, BuiltinAllocTensorIsFreshAndZeroed) {
   Value out = Run(R"(    @R.function
     def main(x: R.Tensor((3,), dtype="float32")) -> R.Tensor((2, 2), dtype="float32"):

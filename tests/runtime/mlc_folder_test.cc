@@ -200,16 +200,23 @@ TEST(MlcFolderErrors, BindingFaultsAreLocatedAtTheName) {
                                               "(packed_params[1]) is not in " +
                                               (dir / "tensor-cache.json").string()));
   }
+  // A preproc takes the weight as stored: its in_shape must be the record's.
   std::ofstream(names) << "{\"params\": [{\"name\": \"a\", \"preprocs\": [{\"func_name\": "
-                          "\"_shard_qkv\"}]}]}";
+                          "\"_shard_qkv\", \"in_shape\": [3], \"out_shape\": [2, 1], "
+                          "\"out_dtype\": \"float32\"}]}]}";
   try {
     MlcWeights weights(MlcTensorCache::Open(dir.string()), MlcParamsFromJsonFile(names.string()));
     FAIL();
   } catch (const DiagnosticError& e) {
-    EXPECT_THAT(e.what(), HasSubstr(":1:13: error: weight 'a' (packed_params[0]): preprocs are "
-                                    "not supported yet (it is to be cut at load time by "
-                                    "'_shard_qkv')"));
+    EXPECT_THAT(e.what(), HasSubstr(":1:40: error: weight 'a' (packed_params[0]) is stored as [2] "
+                                    "in " +
+                                    (dir / "tensor-cache.json").string() +
+                                    " but its preproc '_shard_qkv' takes [3]"));
   }
+  // A preproc entry lacking a field.
+  std::ofstream(names) << "{\"params\": [{\"name\": \"a\", \"preprocs\": [{\"func_name\": "
+                          "\"_shard_qkv\"}]}]}";
+  EXPECT_THROW(MlcParamsFromJsonFile(names.string()), DiagnosticError);
   std::ofstream(names) << "[\"a\", \"a\"]";
   EXPECT_THROW(
       MlcWeights(MlcTensorCache::Open(dir.string()), MlcParamsFromJsonFile(names.string())),

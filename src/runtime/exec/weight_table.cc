@@ -60,6 +60,41 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
 }
 
 void CheckWeightTypes(const ir::IRModule& mod, const WeightSource& all_weights) {
+  // The preprocs, before anything is built: each names a kernel of the module and takes what
+  // the one before it writes, and the last one writes one slice per shard.
+  if (std::optional<MlcParamList> params = MlcParamsOfModule(mod)) {
+    for (const MlcParam& param : params->params) {
+      for (size_t i = 0; i < param.preprocs.size(); ++i) {
+        const MlcPreproc& preproc = param.preprocs[i];
+        const ir::IRModule::Member* member = mod.Find(preproc.func_name);
+        if (member == nullptr || !ir::Is<ir::PrimFuncNode>(member->func)) {
+          pipesplit::ThrowError(preproc.span,
+                                fmt::format("the preproc of weight '{}' names '{}', which is not "
+                                            "a kernel (T.prim_func) of the module",
+                                            param.name, preproc.func_name));
+        }
+        if (i > 0 && preproc.in_shape != param.preprocs[i - 1].out_shape) {
+          pipesplit::ThrowError(
+              preproc.span,
+              fmt::format("the preproc '{}' of weight '{}' takes {} but the one "
+                          "before it writes {}",
+                          preproc.func_name, param.name, ShapeToString(preproc.in_shape),
+                          ShapeToString(param.preprocs[i - 1].out_shape)));
+        }
+      }
+      const int64_t shards = params->tensor_parallel_shards;
+      if (!param.preprocs.empty() && shards > 1 &&
+          (param.preprocs.back().out_shape.empty() ||
+           param.preprocs.back().out_shape[0] != shards)) {
+        pipesplit::ThrowError(
+            param.preprocs.back().span,
+            fmt::format("the preproc '{}' of weight '{}' writes {}, which does not hold one "
+                        "slice for each of the module's {} shards (tensor_parallel_shards)",
+                        param.preprocs.back().func_name, param.name,
+                        ShapeToString(param.preprocs.back().out_shape), shards));
+      }
+    }
+  }
   std::shared_ptr<const WeightSource> shard0 =
       WeightsOfShard(TensorParallelPlanOf(mod), all_weights, 0);
   const WeightSource& weights = *shard0;
