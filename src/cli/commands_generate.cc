@@ -4,11 +4,13 @@
 // Steps:
 //   1. Load the module; split it with the pipeline-parallel rewrite when it is not split yet
 //      and runs on more than one group; form the groups.
-//   2. Read the prompts (a JSON list of lists of token ids, or a safetensors file of int32
-//      tensors in file order) and the weights (a safetensors file, or an MLC folder whose
-//      mlc-chat-config.json gives defaults).
+//   2. Read the weights (a safetensors file, or an MLC folder whose mlc-chat-config.json gives
+//      defaults) and the prompts (a JSON list of lists of token ids, or a safetensors file of
+//      int32 tensors in file order; or texts, encoded by the tokenizer of --tokenizer or of the
+//      MLC folder).
 //   3. Generate (with --verify: then unsplit on one group, on the process holding the outputs,
-//      and compare token ids and logits bit for bit); print the statistics; write the tokens.
+//      and compare token ids and logits bit for bit); print the statistics (and, with a
+//      tokenizer, each request's text); write the tokens.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/runtime/text/tokenizer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
@@ -36,6 +39,8 @@ struct GenerateArgs {
   std::string module;
   WeightArgs weights;
   std::string prompts;
+  std::vector<std::string> prompt_texts;  // --prompt
+  std::string tokenizer;
   std::string output;
   std::string dump_logits;
   int max_new_tokens = 16;
@@ -146,12 +151,14 @@ void PrintStats(const runtime::GenerateResult& r, int groups) {
 }
 
 std::string ResultJson(const runtime::GenerateResult& r,
-                       const std::vector<std::vector<int32_t>>& prompts) {
+                       const std::vector<std::vector<int32_t>>& prompts,
+                       const runtime::text::Tokenizer* tokenizer) {
   nlohmann::json requests = nlohmann::json::array();
   for (size_t i = 0; i < r.requests.size(); ++i) {
     requests.push_back({{"prompt_tokens", prompts[i].size()},
                         {"tokens", r.requests[i].tokens},
                         {"first_token_seconds", r.requests[i].first_token_seconds}});
+    if (tokenizer != nullptr) requests.back()["text"] = tokenizer->Decode(r.requests[i].tokens);
   }
   nlohmann::json out = {{"requests", requests},
                         {"seconds", r.seconds},
@@ -255,8 +262,22 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
                     "compare --dump-logits of its one-stage build instead",
                     args.module));
   }
-  std::vector<std::vector<int32_t>> prompts = LoadPrompts(args.prompts);  // step 2
-  Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
+  Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);  // step 2
+  std::unique_ptr<runtime::text::Tokenizer> tokenizer =
+      LoadTokenizer(args.tokenizer, args.weights.params, opened.chat_config);
+  std::vector<std::vector<int32_t>> prompts;
+  if (!args.prompt_texts.empty()) {
+    if (!tokenizer) {
+      throw runtime::RuntimeError(
+          "--prompt needs a tokenizer: give --tokenizer, or --params an MLC folder whose "
+          "mlc-chat-config.json lists tokenizer.model");
+    }
+    for (const std::string& text : args.prompt_texts) prompts.push_back(tokenizer->Encode(text));
+  } else if (!args.prompts.empty()) {
+    prompts = LoadPrompts(args.prompts);
+  } else {
+    throw runtime::RuntimeError("give the prompts: --prompts FILE (token ids) or --prompt TEXT");
+  }
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);  // the split module's stages too
 
@@ -300,7 +321,12 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
     WriteText(args.timeline, runtime::TimelineSvg(result.trace));
     std::printf("wrote timeline to %s\n", args.timeline.c_str());
   }
-  WriteText(args.output, ResultJson(result, prompts));
+  if (tokenizer) {
+    for (size_t i = 0; i < result.requests.size(); ++i) {
+      std::printf("request %zu: %s\n", i, tokenizer->Decode(result.requests[i].tokens).c_str());
+    }
+  }
+  WriteText(args.output, ResultJson(result, prompts, tokenizer.get()));
   std::printf("wrote tokens to %s\n", args.output.c_str());
   if (!args.dump_logits.empty()) {
     runtime::WriteNpy(args.dump_logits, LogitsTensor(result));
@@ -343,9 +369,16 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_option("module", args->module, "TVMScript module (embed, batch_prefill, ...)")
       ->required();
   AddWeightOptions(cmd, &args->weights);
-  cmd->add_option("--prompts", args->prompts,
-                  "token ids: a JSON list of lists, or safetensors of int32 tensors")
-      ->required();
+  CLI::Option* ids =
+      cmd->add_option("--prompts", args->prompts,
+                      "token ids: a JSON list of lists, or safetensors of int32 tensors");
+  cmd->add_option("--prompt", args->prompt_texts,
+                  "a prompt as text, encoded by the tokenizer (repeat it for more requests); the "
+                  "requests' texts are printed and written too")
+      ->excludes(ids);
+  cmd->add_option("--tokenizer", args->tokenizer,
+                  "a SentencePiece tokenizer.model for --prompt and the texts (default: an MLC "
+                  "folder's tokenizer.model)");
   cmd->add_option("-o,--output", args->output, "the generated tokens (JSON)")->required();
   cmd->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate per prompt")
       ->check(CLI::Range(1, 1 << 20));

@@ -61,21 +61,6 @@ constexpr int64_t kDefaultMaxBatchSize = 64;
 // The context window assumed for the default KV cache budget when the model gives none.
 constexpr int64_t kDefaultContextTokens = 4096;
 
-// Step 1: the tokenizer of --tokenizer, else of an MLC folder that lists tokenizer.model.
-std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(const ServeArgs& args,
-                                                        const Weights& opened) {
-  std::string path = args.tokenizer;
-  if (path.empty() && opened.chat_config) {
-    for (const std::string& file : opened.chat_config->tokenizer_files) {
-      if (file == "tokenizer.model") {
-        path = (std::filesystem::path(args.weights.params) / file).string();
-      }
-    }
-  }
-  if (path.empty()) return nullptr;
-  return runtime::text::Tokenizer::Load(path);
-}
-
 // Step 2: SIGINT and SIGTERM shut the engine down. The handler only records the signal (any
 // thread may take it: OpenBLAS and MPI start threads of their own); a thread polls for it.
 volatile std::sig_atomic_t received_signal = 0;
@@ -125,7 +110,8 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);
-  std::unique_ptr<runtime::text::Tokenizer> tokenizer = LoadTokenizer(args, opened);
+  std::unique_ptr<runtime::text::Tokenizer> tokenizer =
+      LoadTokenizer(args.tokenizer, args.weights.params, opened.chat_config);
   const int64_t vocabulary = runtime::ServingVocabulary(mod, weights);
   if (tokenizer && vocabulary > 0 && tokenizer->vocab_size() > vocabulary) {
     throw runtime::RuntimeError(

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
@@ -88,6 +89,19 @@ std::string DescribeKvCache(const runtime::EngineInfo& info) {
       "at most {} tokens",
       info.num_pages, info.page_size, info.num_pages * info.page_size,
       FormatBytes(info.bytes_per_group), info.budget, info.max_sequence_length);
+}
+
+std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(
+    const std::string& flag, const std::string& params,
+    const std::optional<runtime::MlcChatConfig>& chat_config) {
+  std::string path = flag;
+  if (path.empty() && chat_config) {
+    for (const std::string& file : chat_config->tokenizer_files) {
+      if (file == "tokenizer.model") path = (std::filesystem::path(params) / file).string();
+    }
+  }
+  if (path.empty()) return nullptr;
+  return runtime::text::Tokenizer::Load(path);
 }
 
 }  // namespace pipesplit::cli

@@ -6,11 +6,15 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "pipesplit/ir/module.h"
+#include "pipesplit/runtime/io/mlc_chat_config.h"
 #include "pipesplit/runtime/serve/engine.h"
+#include "pipesplit/runtime/text/tokenizer.h"
 
 namespace pipesplit::runtime {
 class Launcher;
@@ -43,6 +47,13 @@ runtime::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args);
 // "kv cache: 1314 pages of 16 tokens (21024 tokens), at most 20.5 MiB per group (--max-total-
 // tokens 21000)".
 std::string DescribeKvCache(const runtime::EngineInfo& info);
+
+// The tokenizer of `serve` and `generate`: the SentencePiece model at `flag` (--tokenizer),
+// else the tokenizer.model of the MLC folder `params` when its mlc-chat-config.json lists one;
+// null when neither gives one. RuntimeError naming the file when it cannot be read.
+std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(
+    const std::string& flag, const std::string& params,
+    const std::optional<runtime::MlcChatConfig>& chat_config);
 
 }  // namespace pipesplit::cli
 

@@ -2,8 +2,8 @@
 // one group of 2 workers; cpu-tp2pp2: 2 groups of 2) on the unsharded weights of the MLC folder,
 // each worker cutting its shard at load time with the module's `_shard_*` kernels as the
 // `preprocs` of `_metadata` say: TVM's tokens and logits (reference/), PP x TP bit for bit TP
-// alone, on threads and 4 MPI ranks; and the located errors of a bad preproc. Skipped without
-// the corpus.
+// alone, on threads and 4 MPI ranks; and the located errors of a bad preproc. Also text prompts
+// through the folder's tokenizer. Skipped without the corpus.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -92,6 +92,46 @@ TEST(MlcTensorParallelErrors, BadPreprocsAreLocated) {
   EXPECT_THAT(RunEdited("group_size", R"(\"tensor_parallel_shards\": 2)",
                         R"(\"tensor_parallel_shards\": 2)", "--group-size 4"),
               HasSubstr("is sharded for groups of 2 workers"));
+}
+
+// Text in, text out: `generate --prompt TEXT` encodes with the MLC folder's tokenizer.model
+// (the reference's prompt_ids) and writes each request's text, which is TVM's.
+TEST(MlcTextPrompts, GenerateFromTextGivesTheReferenceText) {
+  SKIP_WITHOUT_CORPUS();
+  const fs::path root = Corpus2026() / "llama-q0f32";
+  const nlohmann::json greedy = nlohmann::json::parse(ReadText(root / "reference/greedy.json"));
+  const fs::path dir = ScratchDir("mlc_text_prompts");
+  std::string flags;
+  for (const nlohmann::json& r : greedy["requests"]) {
+    flags += " --prompt '" + r["prompt"].get<std::string>() + "'";
+  }
+  const Result r = Shell(Binary() + " generate " + (root / "cpu-pp1/debug-phase5.py").string() +
+                             " --params " + (root / "mlc").string() + flags + " --max-new-tokens " +
+                             std::to_string(greedy["new_tokens"].get<int>()) + " --kernel-cache " +
+                             KernelCache().string() + " -o " + (dir / "out.json").string(),
+                         600);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const nlohmann::json out = nlohmann::json::parse(ReadText(dir / "out.json"));
+  for (size_t q = 0; q < greedy["requests"].size(); ++q) {
+    const nlohmann::json& ref = greedy["requests"][q];
+    EXPECT_EQ(out["requests"][q]["prompt_tokens"], ref["prompt_ids"].size());
+    EXPECT_EQ(out["requests"][q]["tokens"], ref["tokens"]) << "request " << q;
+    EXPECT_EQ(out["requests"][q]["text"], ref["text"]) << "request " << q;
+    EXPECT_THAT(r.output, HasSubstr("request " + std::to_string(q) + ": "));
+  }
+  // Text without a tokenizer, and no prompts at all, are errors.
+  const Result no_tokenizer =
+      Shell(Binary() + " generate " + (root / "cpu-pp1/debug-phase5.py").string() + " --params " +
+            (root / "mlc").string() + " --tokenizer " + (dir / "missing.model").string() +
+            " --prompt hi -o " + (dir / "x.json").string());
+  EXPECT_EQ(no_tokenizer.exit_code, 1) << no_tokenizer.output;
+  EXPECT_THAT(no_tokenizer.output, HasSubstr("missing.model"));
+  const Result none =
+      Shell(Binary() + " generate " + (root / "cpu-pp1/debug-phase5.py").string() + " --params " +
+            (root / "mlc").string() + " -o " + (dir / "x.json").string());
+  EXPECT_EQ(none.exit_code, 1) << none.output;
+  EXPECT_THAT(none.output,
+              HasSubstr("error: give the prompts: --prompts FILE (token ids) or --prompt TEXT"));
 }
 
 }  // namespace
