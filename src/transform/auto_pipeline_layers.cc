@@ -106,30 +106,29 @@ LayerCuts FindLayerCuts(const analysis::FunctionProfile& p) {
   const int m = static_cast<int>(p.size());
   LayerCuts out;
   out.layer_after.assign(m + 1, -1);
-  // The layer of each weight read var, and the first and last binding of each layer.
+  // The layer of each binding: that of the weight it reads, else the latest layer of the
+  // bindings and weights it uses (-1: none); then the first and last binding of each layer.
   std::unordered_map<const ir::VarNode*, int64_t> layer_of;
   std::vector<int> lo, hi;
-  auto note = [&](int64_t layer, int i) {
+  for (int i = 0; i < m; ++i) {
+    const ir::Binding& b = p.bindings[i];
+    int64_t layer = -1;
+    if (p.weight_index[i] >= 0) {
+      layer = LayerOfWeightName(b->var()->name_hint()).value_or(-1);
+    } else {
+      for (const ir::VarNode* used : UsedVars(b->value())) {
+        auto it = layer_of.find(used);
+        if (it != layer_of.end()) layer = std::max(layer, it->second);
+      }
+    }
+    if (layer < 0) continue;
+    layer_of[b->var().get()] = layer;
     if (layer >= static_cast<int64_t>(lo.size())) {
       lo.resize(layer + 1, std::numeric_limits<int>::max());
       hi.resize(layer + 1, -1);
     }
     lo[layer] = std::min(lo[layer], i);
     hi[layer] = std::max(hi[layer], i);
-  };
-  for (int i = 0; i < m; ++i) {
-    const ir::Binding& b = p.bindings[i];
-    if (p.weight_index[i] >= 0) {
-      if (std::optional<int64_t> layer = LayerOfWeightName(b->var()->name_hint())) {
-        layer_of[b->var().get()] = *layer;
-        note(*layer, i);
-      }
-      continue;
-    }
-    for (const ir::VarNode* used : UsedVars(b->value())) {
-      auto it = layer_of.find(used);
-      if (it != layer_of.end()) note(it->second, i);
-    }
   }
   out.num_layers = static_cast<int>(lo.size());
   int prefix_hi = -1;

@@ -5,10 +5,13 @@
 // A layer is found from the names of the weights a function reads: a weight read
 // `w = packed_params[i]` whose var is named `..._layers_<l>_...` (MLC binds each parameter to a
 // var named after it: `model_layers_3_mlp_down_proj_weight7` for `model.layers.3.mlp...`)
-// belongs to layer l, and so does every binding that uses it. The cut after layer l is the cut
-// after the last binding of layers 0..l (the residual add after layer l's `down_proj` in a
-// Llama), provided no binding before it belongs to a later layer. Bindings of no layer (the
-// final norm, the head) belong to the stage their place in the function gives them.
+// belongs to layer l; any other binding belongs to the latest layer among the bindings and
+// weights it uses (so a residual add after `down_proj` belongs to its layer even where it reads
+// no weight), or to none. The cut after layer l is the cut after the last binding of layers
+// 0..l (the residual add after layer l's `down_proj` in a Llama), provided no binding before it
+// belongs to a later layer. Bindings of no layer (the embedding before the layers) belong to
+// the stage their place in the function gives them; the final norm and the head follow the
+// last layer.
 #ifndef PIPESPLIT_SRC_TRANSFORM_AUTO_PIPELINE_LAYERS_H_
 #define PIPESPLIT_SRC_TRANSFORM_AUTO_PIPELINE_LAYERS_H_
 
