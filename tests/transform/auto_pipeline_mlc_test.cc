@@ -118,7 +118,7 @@ std::pair<int64_t, bool> LayerOfCall(const ir::Binding& b) {
   return {-1, false};
 }
 
-class AutoPipelineMlcCorpusTest : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+class AutoPipelineMlcCorpusTest : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(AutoPipelineMlcCorpusTest, CutsBetweenLayersInEveryMarkedFunction) {
   const fs::path dir = CorpusDir();
@@ -191,8 +191,14 @@ TEST_P(AutoPipelineMlcCorpusTest, CutsBetweenLayersInEveryMarkedFunction) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, AutoPipelineMlcCorpusTest,
-                         ::testing::Combine(::testing::Values("llama-q0f32", "llama-q4f16_1"),
-                                            ::testing::Values(2, 4)));
+                         ::testing::Combine(::testing::Values(std::string("llama-q0f32"),
+                                                              std::string("llama-q4f16_1")),
+                                            ::testing::Values(2, 4)),
+                         [](const ::testing::TestParamInfo<std::tuple<std::string, int>>& info) {
+                           std::string name = std::get<0>(info.param);
+                           for (char& c : name) c = c == '-' ? '_' : c;
+                           return name + "_stages" + std::to_string(std::get<1>(info.param));
+                         });
 
 // Two layers of two bindings each over weights named `<prefix>0_w` / `<prefix>1_w`, a head,
 // a KV cache created with the partition `kv`, and `embed`, which reads packed_params unmarked.
