@@ -93,7 +93,9 @@ class PipelineParallelRewrite(Pass):
 class AutoPipelineStages(Pass):
     """Place stage boundaries automatically (balanced, exact).
 
-    Quantities are numbers (bytes, bytes/s, FLOP/s) or strings with units ("24GB", "1.5GiB");
+    On a module whose weights name transformer layers (MLC-LLM's), cuts fall only between
+    layers, in the functions marked pipeline_parallel_stages, and the KV cache's layer
+    partition is set. Quantities are numbers (bytes, bytes/s, FLOP/s) or strings with units ("24GB", "1.5GiB");
     assume bounds symbolic vars: {"n": 2048} or "n:2048;m:128".
     """
 

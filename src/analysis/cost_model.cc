@@ -15,11 +15,21 @@ using namespace ir;  // NOLINT: IR node names throughout
 ShapeBounds::ShapeBounds(const Function& func, const std::map<std::string, int64_t>& assume)
     : values_(assume) {
   const AttrValue* bounds = func->GetAttr(attr::kTirVarUpperBound);
-  const AttrMap* map = bounds != nullptr ? bounds->as_map() : nullptr;
-  if (map == nullptr) return;
-  for (const auto& [name, value] : *map) {
-    std::optional<int64_t> v = value.ToInt();
-    if (v && !values_.count(name)) values_[name] = *v;
+  if (const AttrMap* map = bounds != nullptr ? bounds->as_map() : nullptr) {
+    for (const auto& [name, value] : *map) {
+      std::optional<int64_t> v = value.ToInt();
+      if (v && !values_.count(name)) values_[name] = *v;
+    }
+  }
+  // Declared non-negative and bounded nowhere: counted as 1, so that a tensor is costed by its
+  // other dims (see cost_model.h).
+  const AttrValue* non_negative = func->GetAttr(attr::kTirNonNegativeVar);
+  if (const AttrList* list = non_negative != nullptr ? non_negative->as_list() : nullptr) {
+    for (const AttrValue& value : *list) {
+      if (const std::string* name = value.as_string(); name != nullptr && !values_.count(*name)) {
+        values_[*name] = 1;
+      }
+    }
   }
 }
 

@@ -4,18 +4,31 @@
 // cost model and the partitioner are in analysis (cost_model.h, auto_partition.h); the
 // partition is left in the PassContext (analysis::PartitionResult) for `opt --stage-report`.
 //
-// Preconditions: each function to partition (`funcs`, default: every Relax function whose last
-// parameter is `packed_params`) has `num_input` and a body of one dataflow block and a returned
-// var; it has no stage boundaries unless replace=true. The functions read the same weights.
+// Preconditions: each function to partition (`funcs`; by default the functions taking
+// `packed_params` last that carry `pipeline_parallel_stages`, as MLC marks the ones it splits,
+// or every function taking `packed_params` last when none does) has `num_input` and a body of
+// one dataflow block and a returned var; it has no stage boundaries unless replace=true. The
+// functions read the same weights.
 // Steps:
 //  1. check each function; with replace=true remove its boundaries (and their unpacking), the
 //     uses of boundary vars going back to the values they carry;
 //  2. move every weight read (`w = packed_params[i]`) to just before its first use, so that no
 //     weight crosses a cut and each stage reads the weights it uses;
-//  3. profile every function and partition them jointly (exact, see auto_partition.h);
-//  4. insert a boundary at each cut, carrying the values live across it (a tuple boundary
+//  3. profile every function (symbolic dims at `assume`, `tir_var_upper_bound`, else, for the
+//     vars the function declares `tir_non_negative_var` such as MLC's vocab_size, at 1: the
+//     module says nothing more of them, and a bound guessed larger would be as arbitrary, so
+//     such tensors are costed by their other dims; any other unbound var is a located error);
+//  4. find the transformer layers (auto_pipeline_layers.h: weights named `layers_<l>_` /
+//     `layers.<l>.`); when the weights name layers, only the cuts between layers remain cut
+//     points, in every function, and S may not exceed the number of layers L; without layers
+//     every cut point of the cost model stays;
+//  5. partition the functions jointly (exact, see auto_partition.h): a common cut reads the
+//     same weights before it in every function, so all cut functions split the same layers;
+//  6. insert a boundary at each cut, carrying the values live across it (a tuple boundary
 //     unpacked field by field when there are several), later uses renamed to what it carries;
-//  5. set `pipeline_parallel_stages = S`.
+//  7. set `pipeline_parallel_stages = S`; with layers, set the layer partition
+//     [0, l_1, ..., L] (l_g the first layer of stage g) as the second shape argument of
+//     `vm.builtin.paged_attention_kv_cache_create`, so each group's cache holds its own layers.
 #include <cmath>
 #include <optional>
 #include <stdexcept>
@@ -28,6 +41,7 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/quantity.h"
+#include "src/transform/auto_pipeline_layers.h"
 #include "src/transform/passes.h"
 
 namespace pipesplit::transform {
@@ -83,6 +97,7 @@ class AutoPipelineStagesPass : public Pass {
                               "(partition them separately with funcs=)");
       }
     }
+    std::vector<LayerCuts> layers = RestrictToLayers(profiles);
     analysis::PartitionResult result;
     try {
       result = analysis::PartitionFunctions(profiles, options_);
@@ -93,6 +108,8 @@ class AutoPipelineStagesPass : public Pass {
     for (size_t f = 0; f < profiles.size(); ++f) {
       out.Update(profiles[f].gvar, InsertBoundaries(profiles[f], result.cuts[f]));
     }
+    if (!layers.empty())
+      out = SetKvCacheLayerPartition(out, LayerPartition(profiles, layers, result));
     ctx.Set(result);
     return out;
   }
@@ -111,19 +128,84 @@ class AutoPipelineStagesPass : public Pass {
       }
       return out;
     }
+    std::vector<const ir::IRModule::Member*> marked;
     for (const auto& m : mod.members()) {
       auto func = ir::Cast<ir::FunctionNode>(m.func);
       if (func && !func->params().empty() &&
           func->params().back()->name_hint() == ir::protocol::kPackedParams) {
         out.push_back(&m);
+        if (func->GetAttr(ir::attr::kPipelineParallelStages) != nullptr) marked.push_back(&m);
       }
     }
+    if (!marked.empty()) return marked;
     if (out.empty()) {
       ThrowError(span_,
                  "auto-pipeline-stages: no function to partition (none has a 'packed_params' "
                  "parameter; name them with funcs=)");
     }
     return out;
+  }
+
+  // Step 4: the layer boundaries of each function (empty when the weights name no layer), the
+  // other cut points dropped.
+  std::vector<LayerCuts> RestrictToLayers(std::vector<analysis::FunctionProfile>& profiles) const {
+    std::vector<LayerCuts> layers;
+    int num_layers = 0;
+    size_t widest = 0;
+    for (size_t f = 0; f < profiles.size(); ++f) {
+      layers.push_back(FindLayerCuts(profiles[f]));
+      if (layers[f].num_layers > num_layers) {
+        num_layers = layers[f].num_layers;
+        widest = f;
+      }
+    }
+    if (num_layers == 0) return {};
+    for (size_t f = 0; f < profiles.size(); ++f) {
+      if (layers[f].num_layers == 0) {
+        ThrowError(profiles[f].func->span(), "auto-pipeline-stages: function '" +
+                                                 profiles[f].gvar->name_hint() +
+                                                 "' reads no transformer layer's weights while '" +
+                                                 profiles[widest].gvar->name_hint() + "' reads " +
+                                                 std::to_string(num_layers) +
+                                                 " layers; name the functions to cut with funcs=");
+      }
+    }
+    if (options_.stages > num_layers) {
+      ThrowError(span_, "auto-pipeline-stages: cannot make " + std::to_string(options_.stages) +
+                            " stages of a model with " + std::to_string(num_layers) +
+                            " transformer layer" + (num_layers == 1 ? "" : "s") +
+                            " (stages are cut only between layers)");
+    }
+    for (size_t f = 0; f < profiles.size(); ++f) {
+      for (size_t c = 0; c < profiles[f].cut_point.size(); ++c) {
+        if (layers[f].layer_after[c] < 0) profiles[f].cut_point[c] = false;
+      }
+    }
+    for (LayerCuts& l : layers) l.num_layers = num_layers;
+    return layers;
+  }
+
+  // Step 7: [0, l_1, ..., L], the same in every function.
+  static std::vector<int64_t> LayerPartition(const std::vector<analysis::FunctionProfile>& profiles,
+                                             const std::vector<LayerCuts>& layers,
+                                             const analysis::PartitionResult& result) {
+    std::vector<int64_t> partition{0};
+    for (int cut : result.cuts[0]) partition.push_back(layers[0].layer_after[cut] + 1);
+    partition.push_back(layers[0].num_layers);
+    for (size_t f = 1; f < profiles.size(); ++f) {
+      for (size_t k = 0; k < result.cuts[f].size(); ++k) {
+        if (layers[f].layer_after[result.cuts[f][k]] + 1 != partition[k + 1]) {
+          ThrowError(profiles[f].func->span(),
+                     "auto-pipeline-stages: '" + profiles[f].gvar->name_hint() +
+                         "' would be cut after layer " +
+                         std::to_string(layers[f].layer_after[result.cuts[f][k]]) + " where '" +
+                         profiles[0].gvar->name_hint() + "' is cut after layer " +
+                         std::to_string(partition[k + 1] - 1) +
+                         "; the functions must split the same layers (name them with funcs=)");
+        }
+      }
+    }
+    return partition;
   }
 
   // Step 1.
@@ -213,7 +295,7 @@ class AutoPipelineStagesPass : public Pass {
     return Rebuild(func, std::move(out), seq->body(), func->attrs());
   }
 
-  // Steps 4 and 5.
+  // Steps 6 and 7 (the attribute).
   ir::Function InsertBoundaries(const analysis::FunctionProfile& p,
                                 const std::vector<int>& cuts) const {
     const auto* seq = ir::As<ir::SeqExprNode>(p.func->body());
@@ -301,7 +383,9 @@ PassInfo AutoPipelineStagesPassInfo() {
        {"max-crossing", T::kInt, "at most this many values cross a boundary (default 4)", false},
        {"replace", T::kBool, "replace existing stage boundaries (default false)", false},
        {"funcs", T::kStringList,
-        "functions to partition jointly (default: those taking packed_params)", false}},
+        "functions to partition jointly (default: those taking packed_params that carry "
+        "pipeline_parallel_stages, else all taking packed_params)",
+        false}},
       [](const PassOptions& options) -> std::unique_ptr<Pass> {
         analysis::PartitionOptions o;
         int64_t stages = options.GetInt("stages");

@@ -15,6 +15,7 @@
 #include "pipesplit/ir/functor.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/diagnostic.h"
+#include "src/transform/auto_pipeline_layers.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -27,19 +28,6 @@ std::string JoinInts(const std::vector<int64_t>& values) {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + std::to_string(values[i]);
   return out;
-}
-
-// The layer a weight name belongs to: `layers.<l>.` at the start or after a dot.
-std::optional<int64_t> LayerOfName(const std::string& name) {
-  static constexpr std::string_view kLayers = "layers.";
-  for (size_t at = name.find(kLayers); at != std::string::npos; at = name.find(kLayers, at + 1)) {
-    if (at != 0 && name[at - 1] != '.') continue;
-    size_t digits = at + kLayers.size(), end = digits;
-    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
-    if (end == digits || end >= name.size() || name[end] != '.' || end - digits > 9) continue;
-    return std::stoll(name.substr(digits, end - digits));
-  }
-  return std::nullopt;
 }
 
 // The symbol and the arguments after the callee of a packed call: `R.call_packed(f, a...)`,
@@ -193,7 +181,7 @@ MlcPartition ComputeMlcPartition(const ir::IRModule& split, const std::vector<St
         param_stages[read.index].insert(g);
         if (read.index < 0 || static_cast<size_t>(read.index) >= param_names.size()) continue;
         const std::string& name = param_names[read.index];
-        if (auto layer = LayerOfName(name)) {
+        if (auto layer = LayerOfWeightName(name)) {
           layers[*layer].emplace(
               g, fmt::format("weight '{}' (packed_params[{}]) is read", name, read.index));
         }
@@ -283,7 +271,7 @@ MlcPartitionOrError TryComputeMlcPartition(const ir::IRModule& split,
                                            const std::vector<std::string>& param_names) {
   MlcPartitionOrError out;
   const bool named_layers = std::any_of(param_names.begin(), param_names.end(),
-                                        [](const std::string& n) { return LayerOfName(n); });
+                                        [](const std::string& n) { return LayerOfWeightName(n); });
   if (!plans.empty() && !named_layers && !CallsKvCache(split)) {
     out.note =
         fmt::format("not an MLC-form model (no KV-cache call, {}): no layer partition to report",

@@ -3,8 +3,6 @@
 // of reference/greedy.json, compared with what TVM computed from the same module and weights
 // (reference/greedy.json's tokens, reference/logits.npy). Skipped without the corpus. The
 // kernels of each module are compiled once per test binary (a kernel cache of its own).
-#include <regex>
-#include <sstream>
 #include <string>
 
 #include "tests/cli/mlc_run_util.h"
@@ -12,37 +10,17 @@
 namespace pipesplit::testing_cli {
 namespace {
 
-// A one-stage phase 4 dump cut in 2 stages by hand, as `auto-pipeline-stages` will on MLC
-// modules: batch_prefill and batch_decode get a stage boundary after layer 1's down_proj and
-// pipeline_parallel_stages 2, the KV cache the layer partition [0, 2, 4]. Written to `path`.
-void WriteTwoStageCut(const fs::path& dump, const fs::path& path) {
-  std::istringstream in(ReadText(dump));
-  std::string out;
-  std::string func;
-  const std::regex def(R"(^    def (\w+)\()");
-  const std::regex down_proj(
-      R"(^(\s+)(\w+) = R\.call_tir\(.*model_layers_1_mlp_down_proj_.*out_ty=(R\.Tensor\(.*\))\)$)");
-  int cuts = 0;
-  for (std::string line; std::getline(in, line);) {
-    std::smatch m;
-    if (std::regex_search(line, m, def)) func = m[1];
-    const bool cut = func == "batch_prefill" || func == "batch_decode";
-    if (cut) {
-      const size_t at = line.find("\"pipeline_parallel_stages\": 1");
-      if (at != std::string::npos) line.replace(at, 29, "\"pipeline_parallel_stages\": 2");
-    }
-    const size_t kv = line.find("R.shape([0, 4]), 4, 2,");
-    if (kv != std::string::npos) line.replace(kv, 15, "R.shape([0, 2, 4])");
-    out += line + "\n";
-    if (cut && std::regex_match(line, m, down_proj)) {
-      out += m[1].str() + m[2].str() +
-             "_cut = R.call_pure_packed(\"mlc.pipeline_parallel_stage_boundary\", " + m[2].str() +
-             ", sinfo_args=(" + m[3].str() + ",))\n";
-      ++cuts;
-    }
-  }
-  EXPECT_EQ(cuts, 2) << dump;
-  WriteText(path, out);
+// A one-stage phase 4 dump cut in `stages` stages by pipesplit alone:
+// `opt -p "auto-pipeline-stages{stages=S}"` (boundaries between transformer layers in every
+// function MLC marks, the KV cache's layer partition set); `generate` splits it and, with
+// --verify, runs it unsplit too. Written to `path`.
+void WriteSplit(const fs::path& dump, int stages, const fs::path& path) {
+  const Result r = Pipesplit("opt " + dump.string() + " -p \"auto-pipeline-stages{stages=" +
+                             std::to_string(stages) + "}\" -o " + path.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::string partition = "R.shape([0";
+  for (int g = 1; g <= stages; ++g) partition += ", " + std::to_string(4 * g / stages);
+  EXPECT_NE(ReadText(path).find(partition + "])"), std::string::npos) << partition;
 }
 
 // Phase 4 (dataflow, call_tir) of the one-stage q0f32 module on one group: embed, then
@@ -89,27 +67,39 @@ TEST_F(MlcRunTest, Q4f16Phase5OneGroup) {
                      {.min_margin = 0.1, .logit_tolerance = 0.1});
 }
 
-// pipesplit's own split of the q0f32 phase 4 module (cut by hand, split by
+// pipesplit's own split of the q0f32 phase 4 module (auto-pipeline-stages, then
 // pipeline-parallel-rewrite) on 2 groups with 2 batches in flight: TVM's tokens, and
 // --verify: the unsplit run's tokens and logits bit for bit.
 TEST_F(MlcRunTest, Q0f32Phase4PipesplitSplitTwoGroups) {
   SKIP_WITHOUT_CORPUS();
   const fs::path pp1 = Corpus2026() / "llama-q0f32/cpu-pp1";
-  const fs::path cut = ScratchDir("mlc_run_q0f32_cut") / "cut.py";
-  WriteTwoStageCut(pp1 / "debug-phase4.py", cut);
+  const fs::path cut = ScratchDir("mlc_run_q0f32_cut") / "split.py";
+  WriteSplit(pp1 / "debug-phase4.py", 2, cut);
   GenerateAndCompare("q0f32_p4_split", "llama-q0f32", cut.string(),
                      "--param-names " + (pp1 / "debug-phase5.py").string() +
                          " --groups 2 --batches-in-flight 2 --verify",
                      {});
 }
 
-// The q4f16_1 module cut the same way (MLC 79d603f cannot pipeline a quantized model) on 2
+// The same module in 4 stages (one layer each, partition [0, 1, 2, 3, 4]) on 4 groups.
+TEST_F(MlcRunTest, Q0f32Phase4PipesplitSplitFourGroups) {
+  SKIP_WITHOUT_CORPUS();
+  const fs::path pp1 = Corpus2026() / "llama-q0f32/cpu-pp1";
+  const fs::path cut = ScratchDir("mlc_run_q0f32_cut4") / "split.py";
+  WriteSplit(pp1 / "debug-phase4.py", 4, cut);
+  GenerateAndCompare("q0f32_p4_split4", "llama-q0f32", cut.string(),
+                     "--param-names " + (pp1 / "debug-phase5.py").string() +
+                         " --groups 4 --batches-in-flight 2 --verify",
+                     {});
+}
+
+// The q4f16_1 module split the same way (MLC 79d603f cannot pipeline a quantized model) on 2
 // groups: TVM's tokens where its margin pins them, --verify bit for bit.
 TEST_F(MlcRunTest, Q4f16Phase4PipesplitSplitTwoGroups) {
   SKIP_WITHOUT_CORPUS();
   const fs::path pp1 = Corpus2026() / "llama-q4f16_1/cpu-pp1";
-  const fs::path cut = ScratchDir("mlc_run_q4f16_cut") / "cut.py";
-  WriteTwoStageCut(pp1 / "debug-phase4.py", cut);
+  const fs::path cut = ScratchDir("mlc_run_q4f16_cut") / "split.py";
+  WriteSplit(pp1 / "debug-phase4.py", 2, cut);
   GenerateAndCompare("q4f16_p4_split", "llama-q4f16_1", cut.string(),
                      "--param-names " + (pp1 / "debug-phase5.py").string() + " --groups 2 --verify",
                      {.min_margin = 0.1, .logit_tolerance = 0.1});

@@ -10,7 +10,11 @@
 // tensor arguments plus those of the result.
 //
 // Symbolic dims are evaluated at a bound: an explicit assumption (`assume=n:2048`) first,
-// else the function's `tir_var_upper_bound` attribute.
+// else the function's `tir_var_upper_bound` attribute. A var the function lists in
+// `tir_non_negative_var` and nothing else bounds (MLC's `vocab_size`: non-negative, unbounded)
+// counts as 1, so its tensors are costed by their other dims (the head's weight and logits are
+// then under-costed; `assume=vocab_size:32000` gives the true size). Any other unbound var is
+// an error at the binding that needs it.
 #ifndef PIPESPLIT_ANALYSIS_COST_MODEL_H_
 #define PIPESPLIT_ANALYSIS_COST_MODEL_H_
 
@@ -32,7 +36,8 @@ struct Cost {
 // Values of a function's symbolic vars, by name.
 class ShapeBounds {
  public:
-  // `assume` overrides the function's tir_var_upper_bound entries.
+  // `assume` overrides the function's tir_var_upper_bound entries; tir_non_negative_var entries
+  // bounded by neither count as 1.
   ShapeBounds(const ir::Function& func, const std::map<std::string, int64_t>& assume);
   explicit ShapeBounds(std::map<std::string, int64_t> values) : values_(std::move(values)) {}
 

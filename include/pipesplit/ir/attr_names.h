@@ -24,6 +24,10 @@ inline constexpr const char kForcePure[] = "relax.force_pure";
 // {"n": 2048, ...}: upper bounds of a function's symbolic vars (read by the cost model).
 inline constexpr const char kTirVarUpperBound[] = "tir_var_upper_bound";
 
+// ["vocab_size", ...]: symbolic vars a function declares non-negative and leaves unbounded (MLC
+// marks its vocabulary size so); the cost model counts them as 1 where nothing bounds them.
+inline constexpr const char kTirNonNegativeVar[] = "tir_non_negative_var";
+
 }  // namespace pipesplit::ir::attr
 
 #endif  // PIPESPLIT_IR_ATTR_NAMES_H_

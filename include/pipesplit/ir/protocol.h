@@ -64,6 +64,11 @@ inline constexpr const char kKvCacheAppend[] = "vm.builtin.attention_kv_cache_ap
 // The filled rows as one tensor: `call_packed(kKvCacheView, cache, R.shape(shape))`.
 inline constexpr const char kKvCacheView[] = "vm.builtin.attention_kv_cache_view";
 
+// MLC's paged KV cache: `call_pure_packed(kPagedKvCacheCreate, R.shape(sizes),
+// R.shape(layer_partition), ...)`; the layer partition [0, l_1, ..., L] gives each pipeline
+// stage's layers (runtime/exec/paged_kv_cache.h reads the rest).
+inline constexpr const char kPagedKvCacheCreate[] = "vm.builtin.paged_attention_kv_cache_create";
+
 // The name of the last parameter of a pipeline-parallel function and of its stages: the tuple
 // of weights (R.Object in the stages and the dispatcher).
 inline constexpr const char kPackedParams[] = "packed_params";
@@ -85,8 +90,9 @@ const CallNode* FindDispatchCall(const FunctionNode& func);
 std::optional<std::vector<const TupleNode*>> ReadDispatchTable(const CallNode& dispatch);
 
 // The packed_params fields `function` reads (kTupleGetItem calls on its packed_params
-// parameter, through call_pure_packed or called directly, and packed_params[i] items), ascending by index, each with the struct info it is
-// read as (R.Object when unknown). Empty when its last parameter is not packed_params.
+// parameter, through call_pure_packed or called directly, and packed_params[i] items), ascending by
+// index, each with the struct info it is read as (R.Object when unknown). Empty when its last
+// parameter is not packed_params.
 struct WeightRead {
   int64_t index;
   StructInfo sinfo;

@@ -13,8 +13,9 @@
 //     `c = kv_cache[j]`, then `attention_kv_cache_append(c, ...)` / `_view(...)`, possibly on
 //     the cache an append returned; field j is layer j / 2 (K at 2l, V at 2l + 1, as MLC's
 //     2023 create_kv_cache makes them);
-//  3. a weight read whose name (from `param_names`, when given) contains `layers.<l>.` at the
-//     start or after a dot (`model.layers.<l>.`).
+//  3. a weight read whose name (from `param_names`, when given) contains `layers.<l>.` or
+//     `layers_<l>_` at the start or after a separator (`model.layers.<l>.`; the one reader of
+//     layer numbers in names is auto-pipeline-stages' LayerOfWeightName).
 // KV-cache calls that name no layer (get_query_positions, ...) are ignored. A layer belongs to
 // the stage holding all of its evidence. It is an error (DiagnosticError) when a split function
 // identifies no layer at all, a layer id in [0, L) is missing, a layer's evidence is in two
