@@ -5,16 +5,18 @@
 //   BM_TpDecode      a decode step of `generate` with a batch of 4 requests, same two set-ups;
 //   BM_TpServing     the same serving load (16 requests of 32 prompt and 32 new tokens, greedy)
 //                    on TP = 2 (1 group of 2 workers) and PP = 2 (2 groups of 1 worker, 2
-//                    batches in flight): output tokens/s from the first step to the last token;
+//                    batches in flight): output tokens/s from the first step to the last token,
+//                    decode tokens/s and the seconds before the first decode step (prefill);
 //   BM_TpAllReduce   one allreduce of the sizes a forward (64 x 1024) and a decode step
 //                    (4 x 1024) sum, between 2 workers on threads.
-// Times exclude loading (a TP worker cuts its shards of the 375 MB of weights at load time):
+// Times exclude loading (a TP worker cuts its shards of the ~400 MB of weights at load time):
 // the forward's is the mean of its compute slices in the run's trace, decode's the decode
 // seconds over the decode steps. Each case runs once by default (a few seconds); the README
 // gives the figures with the load average they were measured at.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <string>
 #include <thread>
@@ -103,12 +105,18 @@ void BM_TpForward(benchmark::State& state) {
   options.blas_threads_per_group = tp;
   std::vector<std::vector<runtime::Value>> inputs(kForwards, m.inputs);
   double forward = 0;
+  double setup = 0;
   for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
     runtime::RunResult r = runtime::RunPipelineThreads(m.mod, "main", inputs, weights, options);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     forward = MeanComputeSeconds(r.trace);
+    setup = seconds - kForwards * forward;
     state.SetIterationTime(forward);
   }
   state.counters["forward_ms"] = 1e3 * forward;
+  state.counters["setup_s"] = setup;  // the run's time beside its forwards: loading, shards
   state.counters["allreduces"] = static_cast<double>(m.allreduces);
   state.SetLabel(tp == 1 ? "1 worker, 1 core" : "TP 2: 1 group of 2 workers, 1 core each");
 }
@@ -187,15 +195,21 @@ BENCHMARK(BM_TpDecode)
 void BM_TpServing(benchmark::State& state) {
   const bool tensor_parallel = state.range(0) == 1;
   double tokens_per_second = 0;
+  double decode_tokens_per_second = 0;
+  double before_decode = 0;
   for (auto _ : state) {
     runtime::GenerateResult r = tensor_parallel ? GenerateOnce(2, 1, 1, /*requests=*/16)
                                                 : GenerateOnce(1, 2, 2, /*requests=*/16);
     int64_t tokens = 0;
     for (const runtime::RequestOutput& o : r.requests) tokens += std::ssize(o.tokens);
     tokens_per_second = static_cast<double>(tokens) / r.seconds;
+    decode_tokens_per_second = static_cast<double>(r.decode_tokens) / r.decode_seconds;
+    before_decode = r.seconds - r.decode_seconds;
     state.SetIterationTime(r.seconds);
   }
   state.counters["tok/s"] = tokens_per_second;
+  state.counters["decode_tok/s"] = decode_tokens_per_second;
+  state.counters["prefill_s"] = before_decode;  // to the first decode step: the prompts
   state.SetLabel(tensor_parallel ? "TP 2: 1 group of 2 workers"
                                  : "PP 2: 2 groups of 1 worker, 2 batches in flight");
 }
@@ -229,8 +243,7 @@ void BM_TpAllReduce(benchmark::State& state) {
     }
     peer.join();
     state.SetIterationTime(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() /
-        kRounds);
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / kRounds);
   }
   state.SetBytesProcessed(state.iterations() * rows * 1024 * 4);
   state.SetLabel(std::to_string(rows) + " x 1024 float32, 2 workers on threads");

@@ -5,9 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <utility>
-
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "tests/cli/cli_test_util.h"
 
@@ -64,9 +63,9 @@ TEST(MlcPartitionCliTest, TheExportCarriesTensorParallelShards) {
   ASSERT_EQ(Pipesplit(flags + "-o " + (dir / "full").string()).exit_code, 0);
   for (const auto& [name, shards] : {std::pair{"tp", 2}, std::pair{"full", 1}}) {
     const fs::path json = dir / (std::string(name) + ".json");
-    Result opt = Pipesplit("opt " + (dir / name / "model.py").string() +
-                           " -p pipeline-parallel-rewrite -o /dev/null --stage-report " +
-                           json.string());
+    Result opt =
+        Pipesplit("opt " + (dir / name / "model.py").string() +
+                  " -p pipeline-parallel-rewrite -o /dev/null --stage-report " + json.string());
     ASSERT_EQ(opt.exit_code, 0) << opt.output;
     const auto mlc = nlohmann::json::parse(ReadText(json))["mlc"];
     EXPECT_EQ(mlc["tensor_parallel_shards"], shards) << name;

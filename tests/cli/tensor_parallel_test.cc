@@ -8,10 +8,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <utility>
-
-#include <nlohmann/json.hpp>
 
 #include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"

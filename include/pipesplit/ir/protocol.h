@@ -85,8 +85,9 @@ const CallNode* FindDispatchCall(const FunctionNode& func);
 std::optional<std::vector<const TupleNode*>> ReadDispatchTable(const CallNode& dispatch);
 
 // The packed_params fields `function` reads (kTupleGetItem calls on its packed_params
-// parameter, through call_pure_packed or called directly, and packed_params[i] items), ascending by index, each with the struct info it is
-// read as (R.Object when unknown). Empty when its last parameter is not packed_params.
+// parameter, through call_pure_packed or called directly, and packed_params[i] items), ascending by
+// index, each with the struct info it is read as (R.Object when unknown). Empty when its last
+// parameter is not packed_params.
 struct WeightRead {
   int64_t index;
   StructInfo sinfo;

@@ -13,8 +13,8 @@ namespace {
 // A "shard_strategy": {"name": "_shard_qkv", "dim": 0, "segs": [q, k, v] or null}.
 ShardSpec ReadShardSpec(const JsonValue& strategy) {
   if (!strategy.IsObject()) {
-    strategy.Fail(fmt::format("'{}' must be an object with \"dim\" (and \"segs\")",
-                              strategy.Label()));
+    strategy.Fail(
+        fmt::format("'{}' must be an object with \"dim\" (and \"segs\")", strategy.Label()));
   }
   ShardSpec spec;
   if (std::optional<JsonValue> name = strategy.Find("name")) spec.name = name->String();
