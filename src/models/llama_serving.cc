@@ -337,6 +337,7 @@ class ServingBuilder {
 std::vector<int64_t> ServingLayerPartition(int layers, int stages) {
   const int per_stage = (layers + stages - 1) / stages;
   std::vector<int64_t> partition;
+  partition.reserve(static_cast<size_t>(stages) + 1);
   for (int i = 0; i < stages; ++i) partition.push_back(static_cast<int64_t>(i) * per_stage);
   partition.push_back(layers);
   return partition;
