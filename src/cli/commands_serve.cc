@@ -107,6 +107,7 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
   const auto [mod, num_groups, group_size] =
       ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "serve");
   const int groups = num_groups;
+  const int workers_per_group = group_size;
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);
@@ -177,11 +178,12 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
     std::printf("%s\n", DescribeKvCache(info).c_str());
     server = std::make_unique<runtime::http::OpenAiServer>(engine, tokenizer.get(), server_options);
     server->Start();
-    std::printf("serving '%s' on %d group%s, %d batch%s in flight, at http://%s:%d%s\n",
-                server_options.model_name.c_str(), groups, groups == 1 ? "" : "s",
-                options.batches_in_flight, options.batches_in_flight == 1 ? "" : "es",
-                args.host.c_str(), server->port(),
-                tokenizer ? fmt::format(" (tokenizer {})", tokenizer->path()).c_str() : "");
+    std::printf(
+        "serving '%s' on %d group%s%s, %d batch%s in flight, at http://%s:%d%s\n",
+        server_options.model_name.c_str(), groups, groups == 1 ? "" : "s",
+        workers_per_group == 1 ? "" : fmt::format(" of {} workers", workers_per_group).c_str(),
+        options.batches_in_flight, options.batches_in_flight == 1 ? "" : "es", args.host.c_str(),
+        server->port(), tokenizer ? fmt::format(" (tokenizer {})", tokenizer->path()).c_str() : "");
     std::fflush(stdout);
   };
   runtime::EngineRunResult result;

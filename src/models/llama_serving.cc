@@ -48,7 +48,8 @@ class ServingBuilder {
     const int tp = c_.tensor_parallel;
     // MLC's strategies (llama_model.py): q, k and v heads and the gate and up columns are
     // segments of their fused weights.
-    const Shard qkv{"_shard_qkv", 0, {c_.heads / tp * d, kv_heads_ / tp * d, kv_heads_ / tp * d}};
+    const int64_t q_seg = int64_t{c_.heads / tp} * d, kv_seg = int64_t{kv_heads_ / tp} * d;
+    const Shard qkv{"_shard_qkv", 0, {q_seg, kv_seg, kv_seg}};
     const Shard o{"_shard_o", 1, {}};
     const Shard up{"_shard_mlp_up", 0, {c_.ffn / tp, c_.ffn / tp}};
     const Shard down{"_shard_mlp_down", 1, {}};
@@ -56,9 +57,9 @@ class ServingBuilder {
     for (int l = 0; l < c_.layers; ++l) {
       const std::string p = fmt::format("model.layers.{}.", l);
       Layer layer;
-      layer.qkv = Weight(p + "self_attn.qkv_proj.weight", {qkv_heads * d, h}, h, qkv);
-      layer.o = Weight(p + "self_attn.o_proj.weight", {h, c_.heads * d}, c_.heads * d, o);
-      layer.gate_up = Weight(p + "mlp.gate_up_proj.weight", {2 * c_.ffn, h}, h, up);
+      layer.qkv = Weight(p + "self_attn.qkv_proj.weight", {int64_t{qkv_heads} * d, h}, h, qkv);
+      layer.o = Weight(p + "self_attn.o_proj.weight", {h, int64_t{c_.heads} * d}, c_.heads * d, o);
+      layer.gate_up = Weight(p + "mlp.gate_up_proj.weight", {int64_t{2} * c_.ffn, h}, h, up);
       layer.down = Weight(p + "mlp.down_proj.weight", {h, c_.ffn}, c_.ffn, down);
       layer.in_norm = Weight(p + "input_layernorm.weight", {h}, 0);
       layer.post_norm = Weight(p + "post_attention_layernorm.weight", {h}, 0);
@@ -336,6 +337,7 @@ class ServingBuilder {
 std::vector<int64_t> ServingLayerPartition(int layers, int stages) {
   const int per_stage = (layers + stages - 1) / stages;
   std::vector<int64_t> partition;
+  partition.reserve(static_cast<size_t>(stages) + 1);
   for (int i = 0; i < stages; ++i) partition.push_back(static_cast<int64_t>(i) * per_stage);
   partition.push_back(layers);
   return partition;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "tests/cli/cli_test_util.h"
 
@@ -50,6 +51,33 @@ TEST(MlcPartitionCliTest, StageReportHasTheMlcObject) {
                                      "  layer_partition [0, 8, 16, 24, 30]\n"
                                      "  stage 0: layers 0-7, "));
   EXPECT_THAT(text.output, HasSubstr("packed_params[0] in stages 0, 1, 2, 3"));
+}
+
+// A sharded module (`--tensor-parallel 2`): the export carries its tensor_parallel_shards from
+// the module's _metadata, 1 for an unsharded one.
+TEST(MlcPartitionCliTest, TheExportCarriesTensorParallelShards) {
+  fs::path dir = ScratchDir("mlc_partition_tp");
+  const std::string flags =
+      "example llama --serving --layers 4 --stages 2 --hidden 32 --heads 4 --ffn 64 --vocab 64 ";
+  ASSERT_EQ(Pipesplit(flags + "--tensor-parallel 2 -o " + (dir / "tp").string()).exit_code, 0);
+  ASSERT_EQ(Pipesplit(flags + "-o " + (dir / "full").string()).exit_code, 0);
+  for (const auto& [name, shards] : {std::pair{"tp", 2}, std::pair{"full", 1}}) {
+    const fs::path json = dir / (std::string(name) + ".json");
+    Result opt =
+        Pipesplit("opt " + (dir / name / "model.py").string() +
+                  " -p pipeline-parallel-rewrite -o /dev/null --stage-report " + json.string());
+    ASSERT_EQ(opt.exit_code, 0) << opt.output;
+    const auto mlc = nlohmann::json::parse(ReadText(json))["mlc"];
+    EXPECT_EQ(mlc["tensor_parallel_shards"], shards) << name;
+    EXPECT_EQ(mlc["pipeline_parallel_stages"], 2) << name;
+    EXPECT_EQ(mlc["layer_partition"], nlohmann::json::parse("[0, 2, 4]")) << name;
+  }
+  Result text = Pipesplit("opt " + (dir / "tp" / "model.py").string() +
+                          " -p pipeline-parallel-rewrite -o /dev/null --stage-report - "
+                          "--stage-report-format text");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("mlc partition (2 stages, 2 tensor-parallel shards each)\n"
+                                     "  layer_partition [0, 2, 4]\n"));
 }
 
 TEST(MlcPartitionCliTest, AModuleNotInMlcFormGetsANoteNotAnError) {

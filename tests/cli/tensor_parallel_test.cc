@@ -1,11 +1,16 @@
 // Tensor parallelism inside pipeline groups (issue 34), end to end: `example llama
 // --tensor-parallel 2` run with TP alone and PP x TP on threads and MPI (2 and 4 ranks), bit for
 // bit against TP alone and within 1e-5 of the unsharded model; mismatched shard counts and
-// weights are located errors; a throwing worker inside a group ends every worker.
+// weights are located errors; a throwing worker or a killed rank inside a group ends every
+// worker.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <utility>
 
 #include "pipesplit/runtime/io/safetensors.h"
 #include "tests/cli/cli_test_util.h"
@@ -179,6 +184,48 @@ TEST(TensorParallelTest, AThrowingWorkerInAGroupStopsEveryWorker) {
   EXPECT_EQ(mpi.exit_code, 1) << mpi.output;
   EXPECT_THAT(mpi.output, HasSubstr("worker 3 (group 1) failed in 'main': injected fault"));
   EXPECT_FALSE(fs::exists(m.dir / "o.safetensors"));
+}
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// PP 2 x TP 2 on 4 MPI ranks, one rank killed: the second worker of group 0 (rank 1) at its
+// first send (inside the first allreduce of its group), and the second worker of group 1 (rank
+// 3) at its second (the allreduce after its layer's down projection). As in fault_test.cc's
+// ARankKilledMidRunStopsTheOthers: either a surviving rank names the lost one (every rank
+// prints "worker 1 (MPI rank 1, pid ...) is gone") or mpirun reports the signal and ends the
+// others first; the job's status is non-zero within 5 s of the fault, no rank is left and no
+// output written.
+TEST(TensorParallelTest, ARankKilledInsideAGroupStopsEveryRank) {
+  Models m = Generate("kill");
+  for (const auto& [worker, send] : {std::pair{1, 0}, std::pair{3, 1}}) {
+    const std::string fault = std::to_string(worker) + ":" + std::to_string(send);
+    Result r = Shell("env PIPESPLIT_FAULT=kill@" + fault + " " + Mpirun(4) + Binary() +
+                         " run --transport mpi " + m.Args("model.split.py") + " -o " +
+                         (m.dir / "o.safetensors").string(),
+                     60);
+    const int64_t end = NowMs();
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    const std::string w = std::to_string(worker);
+    EXPECT_THAT(r.output, HasSubstr("fault injected: kill on worker " + w));
+    EXPECT_THAT(r.output,
+                testing::AnyOf(testing::ContainsRegex("rank " + w + " .*exited on signal 9"),
+                               HasSubstr("worker " + w + " (MPI rank " + w + ", pid ")))
+        << r.output;
+    std::smatch at;
+    ASSERT_TRUE(std::regex_search(
+        r.output, at, std::regex("fault injected: kill on worker " + w + " at (\\d+)")));
+    const double seconds = static_cast<double>(end - std::stoll(at[1])) / 1000.0;
+    std::printf("[fault] kill@%s, PP 2 x TP 2 on 4 ranks: exit %d, %.3f s from the fault\n",
+                fault.c_str(), r.exit_code, seconds);
+    EXPECT_LT(seconds, 5.0);
+    Result stray = Shell("pgrep -f '[p]ipesplit run .*" + m.dir.string() + "'");
+    EXPECT_NE(stray.exit_code, 0) << "processes left behind: " << stray.output;
+    EXPECT_FALSE(fs::exists(m.dir / "o.safetensors"));
+  }
 }
 
 TEST(TensorParallelTest, GreedyGenerationEqualsTheUnshardedModel) {

@@ -54,7 +54,8 @@ Value Deliver(const BuiltinCall& call, size_t num_args, const char* name, Tensor
 
 }  // namespace
 
-void RegisterCclBuiltins(BuiltinRegistry* registry, std::shared_ptr<Collectives> collectives) {
+void RegisterCclBuiltins(BuiltinRegistry* registry,
+                         const std::shared_ptr<Collectives>& collectives) {
   registry->Register(ir::protocol::kAllReduce, [collectives](BuiltinCall& call) -> Value {
     const char* name = ir::protocol::kAllReduce;
     const Tensor x = Input(call, 3, name);

@@ -153,9 +153,9 @@ Value DeliverReceived(Tensor t, const BuiltinCall& call, int from) {
 }
 
 void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
-                            BuiltinFn recv, std::shared_ptr<Collectives> collectives) {
+                            BuiltinFn recv, const std::shared_ptr<Collectives>& collectives) {
   RegisterCoreBuiltins(registry);
-  RegisterCclBuiltins(registry, std::move(collectives));
+  RegisterCclBuiltins(registry, collectives);
   // A paged KV cache created on the worker holds its group's slice of the layer partition.
   RegisterPagedKvCacheBuiltins(registry, {group, num_groups});
   registry->Register(ir::protocol::kSendToNextGroup, std::move(send));

@@ -331,7 +331,9 @@ void Controller::Publish() {
       active_seconds_ + (active_since_ ? Seconds(Clock::now() - *active_since_) : 0.0);
   if (num_workers_ == 1 || options_.gather_busy_time) {
     // A group's busy time is its first worker's (its workers run in step).
-    for (int g = 0; g < num_groups_; ++g) m.group_busy_seconds[g] = busy_[g * group_size_];
+    for (int g = 0; g < num_groups_; ++g) {
+      m.group_busy_seconds[g] = busy_[static_cast<size_t>(g) * group_size_];
+    }
   }
 }
 

@@ -36,8 +36,9 @@ struct CacheShape {
 class ServingWorker {
  public:
   // Checks the module (its functions, their stages against options.num_groups, its shards
-  // against options.group_size), loads the group's weights and registers the builtins: RuntimeError when any of it
-  // fails. `mod`, `transport` and `recorder` (may be null: no trace) outlive the worker.
+  // against options.group_size), loads the group's weights and registers the builtins: RuntimeError
+  // when any of it fails. `mod`, `transport` and `recorder` (may be null: no trace) outlive the
+  // worker.
   ServingWorker(const ir::IRModule& mod, const WeightSource& weights, const SessionOptions& options,
                 Transport& transport, int worker, TraceRecorder* recorder);
   ~ServingWorker();

@@ -206,6 +206,38 @@ TEST(Tir2026Error, CclBadArguments) {
             "2 were given");
 }
 
+// Arity, operands and attributes of each ccl op: one located error each.
+TEST(Tir2026Error, CclArityOperandsAndAttributes) {
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allreduce()")),
+            "test.py:5:13: error: R.ccl.allreduce missing required argument 'x'");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allreduce(x, \"sum\", True, 1)")),
+            "test.py:5:45: error: R.ccl.allreduce takes 3 positional arguments but 4 were given");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allreduce(x, kind=\"sum\")")),
+            "test.py:5:32: error: R.ccl.allreduce got an unexpected keyword argument 'kind'");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allreduce(x, op_type=3)")),
+            "test.py:5:13: error: R.ccl.allreduce: attribute op_type must be a string");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allgather(R.shape([4]), num_workers=2)")),
+            "test.py:5:13: error: R.ccl.allgather: x must be a tensor, got R.Shape");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allgather(x, num_workers=2, in_group=1.5)")),
+            "test.py:5:13: error: R.ccl.allgather: attribute in_group must be a boolean");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.allgather(x, num_workers=2, axis=1)")),
+            "test.py:5:47: error: R.ccl.allgather got an unexpected keyword argument 'axis'");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.broadcast_from_worker0()")),
+            "test.py:5:13: error: R.ccl.broadcast_from_worker0 missing required argument 'x'");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.broadcast_from_worker0(R.prim_value(1))")),
+            "test.py:5:13: error: R.ccl.broadcast_from_worker0: x must be a tensor, got R.Prim");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.scatter_from_worker0((x, x), num_workers=2)")),
+            "test.py:5:13: error: R.ccl.scatter_from_worker0: x must be a tensor, got R.Tuple");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.scatter_from_worker0(x)")),
+            "test.py:5:13: error: R.ccl.scatter_from_worker0 missing required argument "
+            "'num_workers'");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.scatter_from_worker0(x, num_workers=-2)")),
+            "test.py:5:13: error: R.ccl.scatter_from_worker0: num_workers must be positive");
+  EXPECT_EQ(ParseError(Relax("y = R.ccl.scatter_from_worker0(x, num_workers=2, axis=-3)")),
+            "test.py:5:13: error: R.ccl.scatter_from_worker0: axis -3 is out of range for a "
+            "tensor of 2 dimensions");
+}
+
 TEST(Tir2026Error, CclScatterNeedsAKnownShape) {
   EXPECT_EQ(ParseError("@I.ir_module\nclass Module:\n    @R.function\n"
                        "    def f(x: R.Tensor(dtype=\"float32\", ndim=2)) -> R.Tensor(ndim=2):\n"

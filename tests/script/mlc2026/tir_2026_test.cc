@@ -430,6 +430,43 @@ TEST(Relax2026, CclOpsKeepTheirAttributes) {
                    }));
 }
 
+// The ccl ops written short (defaults left out, attributes by position) print every attribute
+// by keyword, as TVM prints them, in both syntaxes; the printed text reads back unchanged.
+TEST(Relax2026, CclOpsPrintEveryAttribute) {
+  const std::string written =
+      "@I.ir_module\n"
+      "class Module:\n"
+      "    @R.function\n"
+      "    def f(x: R.Tensor((4, 6), \"float32\")) -> R.Tensor((8, 3), \"float32\"):\n"
+      "        a = R.ccl.allreduce(x)\n"
+      "        b = R.ccl.allreduce(a, \"max\", False)\n"
+      "        c = R.ccl.allgather(b, 2)\n"
+      "        d = R.ccl.scatter_from_worker0(c, 2, 1)\n"
+      "        e = R.ccl.broadcast_from_worker0(d)\n"
+      "        return e\n";
+  const std::string body =
+      "        a: R.Tensor((4, 6), dtype=\"float32\") = R.ccl.allreduce(x, op_type=\"sum\", "
+      "in_group=True)\n"
+      "        b: R.Tensor((4, 6), dtype=\"float32\") = R.ccl.allreduce(a, op_type=\"max\", "
+      "in_group=False)\n"
+      "        c: R.Tensor((8, 6), dtype=\"float32\") = R.ccl.allgather(b, num_workers=2, "
+      "in_group=True)\n"
+      "        d: R.Tensor((8, 3), dtype=\"float32\") = R.ccl.scatter_from_worker0(c, "
+      "num_workers=2, axis=1)\n"
+      "        e: R.Tensor((8, 3), dtype=\"float32\") = R.ccl.broadcast_from_worker0(d)\n"
+      "        return e\n";
+  ir::IRModule mod = Parse(written);
+  for (ir::Syntax syntax : {ir::Syntax::kClassic, ir::Syntax::kCurrent}) {
+    PrintOptions options;
+    options.syntax = syntax;
+    const std::string printed = PrintModule(mod, options);
+    EXPECT_NE(printed.find(body), std::string::npos) << printed;
+    EXPECT_EQ(PrintModule(Parse(printed), options), printed);
+  }
+  std::vector<Diagnostic> problems = analysis::CheckWellFormed(mod);
+  EXPECT_TRUE(problems.empty()) << DiagnosticError(std::move(problems)).what();
+}
+
 TEST(Relax2026, BoolArgumentsAreBools) {
   ir::IRModule mod = Parse(kMemoryPlanned);
   const ir::Binding& b = ir::As<ir::SeqExprNode>(mod.LookupFunction("create_cache")->body())

@@ -61,7 +61,8 @@ void RegisterCoreBuiltins(BuiltinRegistry* registry);
 // (the lowered R.ccl ops, ir/protocol.h) over `collectives`: arguments as TVM's legalization
 // passes them (the tensor, the reduction kind as R.shape([kind]) for allreduce, in_group), the
 // result returned (the destination of call_dps_packed is not needed).
-void RegisterCclBuiltins(BuiltinRegistry* registry, std::shared_ptr<Collectives> collectives);
+void RegisterCclBuiltins(BuiltinRegistry* registry,
+                         const std::shared_ptr<Collectives>& collectives);
 
 }  // namespace pipesplit::runtime
 

@@ -97,7 +97,7 @@ class PipelineWorker {
 // protocol's send_to_next_group / recv_from_prev_group, and the collectives (the lowered R.ccl
 // ops) over `collectives`.
 void RegisterWorkerBuiltins(BuiltinRegistry* registry, int group, int num_groups, BuiltinFn send,
-                            BuiltinFn recv, std::shared_ptr<Collectives> collectives);
+                            BuiltinFn recv, const std::shared_ptr<Collectives>& collectives);
 
 // mlc.multi_gpu.DispatchFunctionByGroup as group `group` runs it: calls the group's entry of
 // the dispatch table (args[0]: a tuple per group of (stage function, its arguments...)).

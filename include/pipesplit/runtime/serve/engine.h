@@ -71,8 +71,8 @@ inline constexpr double kDefaultMemoryFraction = 0.4;
 inline constexpr int64_t kDefaultPrefillChunkSize = 512;
 
 struct EngineOptions {
-  // Groups (group_size must be 1), threads, timeout, kernels and metadata of the session;
-  // num_microbatches, max_in_flight and schedule are not used.
+  // Groups, workers per group (a sharded module's tensor_parallel_shards), threads, timeout,
+  // kernels and metadata of the session; num_microbatches, max_in_flight and schedule are not used.
   SessionOptions session;
   int batches_in_flight = 1;
   // Requests running at once over all batches (each batch takes an equal share).

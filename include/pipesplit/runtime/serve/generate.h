@@ -30,8 +30,8 @@
 namespace pipesplit::runtime {
 
 struct GenerateOptions {
-  // Groups (group_size must be 1), threads, timeout, kernels and metadata of the session;
-  // num_microbatches, max_in_flight and schedule are not used.
+  // Groups, workers per group (a sharded module's tensor_parallel_shards), threads, timeout,
+  // kernels and metadata of the session; num_microbatches, max_in_flight and schedule are not used.
   SessionOptions session;
   int batches_in_flight = 1;
   int max_new_tokens = 16;
