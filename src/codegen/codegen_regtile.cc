@@ -107,8 +107,8 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
     return as_value ? RoundOnce(dt, value) : ToStorage(dt, value);
   };
   auto tile = [&](const std::string& rb, const std::string& cb, bool constant) {
-    Line(acc_type + " " + acc + "[" + IntLiteral(plan.reg_rows) + "][" +
-         IntLiteral(plan.reg_cols) + "];");
+    Line(acc_type + " " + acc + "[" + IntLiteral(plan.reg_rows) + "][" + IntLiteral(plan.reg_cols) +
+         "];");
     each(rb, cb, constant, [&](const std::string& a) {
       const std::string element = Element(store->buffer(), store->indices());
       Line(a + " = " + (as_value ? FromStorage(dt, element) : element) + ";");
@@ -127,9 +127,8 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
       PS_CHECK(cond.has_value());
       Line("if (" + *cond + ") {");
       ++indent_;
-      each(rb, cb, constant, [&](const std::string& a) {
-        Line(a + " = " + to_acc(Expr(init->value())) + ";");
-      });
+      each(rb, cb, constant,
+           [&](const std::string& a) { Line(a + " = " + to_acc(Expr(init->value())) + ";"); });
       --indent_;
       Line("}");
     }

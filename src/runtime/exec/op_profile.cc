@@ -80,8 +80,8 @@ std::string FormatOpProfile() {
   for (const OpProfileEntry& e : entries) total += e.seconds;
   size_t width = 28;  // kernel names are long: the first column fits the longest
   for (const OpProfileEntry& e : entries) width = std::max(width, e.op.size());
-  std::string out = fmt::format("{:<{}} {:>8} {:>10} {:>10} {:>6}\n", "op", width, "calls", "ms",
-                                "us/call", "%");
+  std::string out =
+      fmt::format("{:<{}} {:>8} {:>10} {:>10} {:>6}\n", "op", width, "calls", "ms", "us/call", "%");
   for (const OpProfileEntry& e : entries) {
     out += fmt::format("{:<{}} {:>8} {:>10.2f} {:>10.2f} {:>6.1f}\n", e.op, width, e.calls,
                        e.seconds * 1e3, e.seconds * 1e6 / static_cast<double>(e.calls),

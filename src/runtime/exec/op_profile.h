@@ -37,8 +37,7 @@ std::string FormatOpProfile();
 // Adds the lifetime of the scope to `op` when profiling is on (and `op` is not empty).
 class OpTimer {
  public:
-  explicit OpTimer(const std::string& op)
-      : op_(OpProfileEnabled() && !op.empty() ? &op : nullptr) {
+  explicit OpTimer(const std::string& op) : op_(OpProfileEnabled() && !op.empty() ? &op : nullptr) {
     if (op_ != nullptr) start_ = ThreadCpuSeconds();
   }
   ~OpTimer() {
