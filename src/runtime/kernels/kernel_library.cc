@@ -10,7 +10,6 @@
 #include <filesystem>
 
 #include "pipesplit/runtime/kernels/threading.h"
-#include "src/runtime/exec/op_profile.h"
 #include "src/runtime/kernels/parallel.h"
 
 namespace pipesplit::runtime {
@@ -159,9 +158,6 @@ void KernelLibrary::Call(std::string_view name, std::span<const PipesplitKernelA
   if (fn == nullptr) {
     throw RuntimeError("kernel library '" + path_ + "' has no kernel '" + std::string(name) + "'");
   }
-  // PIPESPLIT_OP_PROFILE: each kernel is a row of its own ("T.<name>"), beside the Relax ops.
-  const std::string profile_name = detail::OpProfileEnabled() ? "T." + std::string(name) : "";
-  detail::OpTimer timer(profile_name);
   std::array<char, 1024> error{};
   int32_t status = fn(args.data(), static_cast<int32_t>(args.size()), error.data(), error.size());
   if (status != 0) {
