@@ -94,6 +94,32 @@ std::string Round(DataType dt, const std::string& e) {
   return e;
 }
 
+namespace {
+
+// The argument of `e` when `e` is one whole Round(dt, argument) expression.
+std::optional<std::string> RoundedArgument(DataType dt, const std::string& e) {
+  const std::string rounded = Round(dt, "");
+  if (rounded.empty()) return std::nullopt;
+  const std::string prefix = rounded.substr(0, rounded.size() - 1);  // "ps_rf16("
+  if (e.size() <= prefix.size() || e.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  // The prefix's parenthesis must close at the end of `e`.
+  int depth = 0;
+  for (size_t i = prefix.size() - 1; i < e.size(); ++i) {
+    if (e[i] == '(') ++depth;
+    if (e[i] == ')' && --depth == 0) {
+      if (i + 1 != e.size()) return std::nullopt;
+      return e.substr(prefix.size(), i - prefix.size());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string RoundOnce(DataType dt, const std::string& e) {
+  return RoundedArgument(dt, e) ? e : Round(dt, e);
+}
+
 std::string FromStorage(DataType dt, const std::string& e) {
   if (IsHalf(dt)) return "ps_h2f(" + e + ")";
   if (IsBF16(dt)) return "ps_bf2f(" + e + ")";
@@ -102,8 +128,11 @@ std::string FromStorage(DataType dt, const std::string& e) {
 }
 
 std::string ToStorageValue(DataType dt, const std::string& storage_type, const std::string& e) {
-  if (IsHalf(dt)) return "ps_f2h(static_cast<float>(" + e + "))";
-  if (IsBF16(dt)) return "ps_f2bf(static_cast<float>(" + e + "))";
+  // Converting a value rounded to the dtype gives the bits converting the unrounded value gives
+  // (ps_f2h(ps_h2f(ps_f2h(x))) == ps_f2h(x)): the rounding is left out.
+  const std::string v = RoundedArgument(dt, e).value_or(e);
+  if (IsHalf(dt)) return "ps_f2h(static_cast<float>(" + v + "))";
+  if (IsBF16(dt)) return "ps_f2bf(static_cast<float>(" + v + "))";
   return "static_cast<" + storage_type + ">(" + e + ")";
 }
 

@@ -129,6 +129,9 @@ std::optional<std::string> CStorageType(DataType dt);
 std::pair<int, int> AbiTypeOf(DataType dt);
 // `e` (computed in float) rounded to the precision of a 16-bit float dtype; others unchanged.
 std::string Round(DataType dt, const std::string& e);
+// Round(dt, e), or `e` itself when it is already a whole Round(dt, ...) expression (rounding is
+// idempotent: the bits of a rounded value survive another rounding).
+std::string RoundOnce(DataType dt, const std::string& e);
 // A stored element as a value, and a value as a stored element.
 std::string FromStorage(DataType dt, const std::string& e);
 std::string ToStorageValue(DataType dt, const std::string& storage_type, const std::string& e);

@@ -9,7 +9,11 @@
 // Steps:
 //  1. Skip the tile when an order loop is empty (the written nest touches no element then).
 //  2. Load the tile's elements of the output into the accumulators (storage type, so the
-//     value each element holds is bit for bit the one the written nest would read).
+//     value each element holds is bit for bit the one the written nest would read; a 16-bit
+//     float is held as its value, a float rounded to its precision: reading it gives what
+//     ps_h2f of the stored bits gives, and storing it back gives the bits the written nest
+//     stores, since ps_f2h(ps_h2f(b)) == b for every b that ps_f2h returns. That saves two
+//     conversions per update of the reduction chain).
 //  3. Run the order loops; per iteration, when the T.init condition holds, set every
 //     accumulator to its init value, then apply the block's store to every accumulator (a
 //     load of the output at the store's indices reads the accumulator: rule 5 of the plan).
@@ -96,12 +100,18 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
     --indent_;
     Line("}");
   };
+  // Step 2: the accumulators' type; a 16-bit float accumulates as its value (see above).
+  const bool as_value = IsHalf(dt) || IsBF16(dt);
+  const std::string acc_type = as_value ? ValueType(dt) : st;
+  auto to_acc = [&](const std::string& value) {
+    return as_value ? RoundOnce(dt, value) : ToStorage(dt, value);
+  };
   auto tile = [&](const std::string& rb, const std::string& cb, bool constant) {
-    Line(st + " " + acc + "[" + IntLiteral(plan.reg_rows) + "][" + IntLiteral(plan.reg_cols) +
+    Line(acc_type + " " + acc + "[" + IntLiteral(plan.reg_rows) + "][" + IntLiteral(plan.reg_cols) +
          "];");
-    // Step 2.
     each(rb, cb, constant, [&](const std::string& a) {
-      Line(a + " = " + Element(store->buffer(), store->indices()) + ";");
+      const std::string element = Element(store->buffer(), store->indices());
+      Line(a + " = " + (as_value ? FromStorage(dt, element) : element) + ";");
     });
     // Step 3.
     for (int l : order_loops) {
@@ -117,18 +127,17 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
       PS_CHECK(cond.has_value());
       Line("if (" + *cond + ") {");
       ++indent_;
-      each(rb, cb, constant, [&](const std::string& a) {
-        Line(a + " = " + ToStorage(dt, Expr(init->value())) + ";");
-      });
+      each(rb, cb, constant,
+           [&](const std::string& a) { Line(a + " = " + to_acc(Expr(init->value())) + ";"); });
       --indent_;
       Line("}");
     }
     each(rb, cb, constant, [&](const std::string& a) {
       acc_buffer_ = &store->buffer();
-      acc_element_ = a;
+      acc_element_ = as_value ? a : FromStorage(dt, a);
       std::string value = Expr(store->value());
       acc_buffer_ = nullptr;
-      Line(a + " = " + ToStorage(dt, value) + ";");
+      Line(a + " = " + to_acc(value) + ";");
     });
     for (size_t k = 0; k < order_loops.size(); ++k) {
       vars_.erase(order_vars[k]);
@@ -137,7 +146,8 @@ void KernelEmitter::EmitRegisterTile(const NestPlan& plan, const NestNames& nm) 
     }
     // Step 4.
     each(rb, cb, constant, [&](const std::string& a) {
-      Line(Element(store->buffer(), store->indices()) + " = " + a + ";");
+      Line(Element(store->buffer(), store->indices()) + " = " + (as_value ? ToStorage(dt, a) : a) +
+           ";");
     });
   };
   Line("if (" + rows + " == " + IntLiteral(plan.reg_rows) + " && " + cols +

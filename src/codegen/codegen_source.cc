@@ -195,7 +195,7 @@ std::string KernelEmitter::VisitExpr_(const ir::SelectNode& n) {
 
 std::string KernelEmitter::VisitExpr_(const ir::BufferLoadNode& n) {
   if (acc_buffer_ != nullptr && n.buffer()->data() == (*acc_buffer_)->data()) {
-    return FromStorage(n.buffer()->dtype(), acc_element_);
+    return acc_element_;
   }
   return FromStorage(n.buffer()->dtype(), Element(n.buffer(), n.indices()));
 }

@@ -182,7 +182,8 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
   enum class InitMode { kCheck, kAlways, kNever };
   InitMode init_mode_ = InitMode::kCheck;
-  // Inside a register tile's update: loads of this buffer read the accumulator element.
+  // Inside a register tile's update: loads of this buffer read the accumulator element (the
+  // value expression of it).
   const ir::Buffer* acc_buffer_ = nullptr;
   std::string acc_element_;
   const ir::PrimFuncNode* func_ = nullptr;

@@ -7,10 +7,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/tensor/half.h"
+#include "pipesplit/script/parser.h"
 #include "tests/codegen/kernel_test_util.h"
 
 namespace pipesplit::codegen {
@@ -123,6 +126,116 @@ TEST(CodegenHalf, FloatsRoundToTheNearestHalfTiesToEven) {
   for (size_t i = 0; i < a.size(); ++i) {
     ASSERT_EQ(h[i], ReferenceFloatToHalf(a[i])) << std::hex << "float 0x" << Bits(a[i]);
     ASSERT_EQ(h[i], runtime::FloatToHalfBits(a[i])) << std::hex << "float 0x" << Bits(a[i]);
+  }
+}
+
+// 16-bit float reductions in register tiles (their accumulators held as rounded floats) and
+// float16 stores of rounded values (converted without the rounding) give the bits of the nest
+// as written, infinities, overflow and subnormals included: an NT matmul with T.init in
+// float16 and bfloat16, one accumulating into its output, and MLC's dequantize chain. With NaN
+// operands (quiet and signaling, any payload) the same elements are NaN: which of two NaN
+// operands an addition returns depends on the compiler's operand order, so their payloads
+// are not compared.
+const std::string kHalfTiles = std::string(testing::kHeader) + R"(    @T.prim_func
+    def nt_half(A: T.Buffer((T.int64(5), T.int64(24)), "float16"), B: T.Buffer((T.int64(37), T.int64(24)), "float16"), C: T.Buffer((T.int64(5), T.int64(37)), "float16")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, j, k in T.grid(T.int64(5), T.int64(37), T.int64(24)):
+            with T.block("C"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[v_i, v_j] = T.float16(0)
+                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+
+    @T.prim_func
+    def nt_bf16(A: T.Buffer((T.int64(5), T.int64(24)), "bfloat16"), B: T.Buffer((T.int64(37), T.int64(24)), "bfloat16"), C: T.Buffer((T.int64(5), T.int64(37)), "bfloat16")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, j, k in T.grid(T.int64(5), T.int64(37), T.int64(24)):
+            with T.block("C"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                with T.init():
+                    C[v_i, v_j] = T.bfloat16(0.5)
+                C[v_i, v_j] = C[v_i, v_j] + A[v_i, v_k] * B[v_j, v_k]
+
+    @T.prim_func
+    def nt_half_acc(A: T.Buffer((T.int64(5), T.int64(24)), "float16"), B: T.Buffer((T.int64(37), T.int64(24)), "float16"), C: T.Buffer((T.int64(5), T.int64(37)), "float16")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, j, k in T.grid(T.int64(5), T.int64(37), T.int64(24)):
+            with T.block("C"):
+                v_i, v_j, v_k = T.axis.remap("SSR", [i, j, k])
+                C[v_i, v_j] = C[v_i, v_j] * T.float16(0.5) + A[v_i, v_k] * B[v_j, v_k]
+
+    @T.prim_func
+    def dequant(A: T.Buffer((T.int64(5), T.int64(24)), "float16"), B: T.Buffer((T.int64(37), T.int64(24)), "float16"), C: T.Buffer((T.int64(5), T.int64(24)), "float16")):
+        T.func_attr({"tir.noalias": T.bool(True)})
+        for i, k in T.grid(T.int64(5), T.int64(24)):
+            with T.block("C"):
+                v_i, v_k = T.axis.remap("SS", [i, k])
+                C[v_i, v_k] = (A[v_i, v_k] - T.float16(7)) * B[v_i * T.int64(7), v_k // T.int64(3)]
+)";
+
+// Mostly ordinary values, one in eight special: infinities, subnormals, zeros, values whose
+// products overflow, and (`nans`) NaNs of both kinds with payloads, in float16 or bfloat16.
+std::vector<uint16_t> SixteenBitOperands(size_t n, uint32_t seed, bool bf16, bool nans) {
+  std::mt19937 gen(seed);
+  const uint16_t half[] = {0x7c00, 0xfc00, 0x0001, 0x83ff, 0x7bff, 0xfbff, 0x0000, 0x8000,
+                           0x5a00, 0x0200, 0x7c01, 0xfd55, 0x7e00, 0xfe3f, 0x7dff, 0xffc3};
+  const uint16_t bfloat[] = {0x7f80, 0xff80, 0x0001, 0x807f, 0x7f7f, 0xff7f, 0x0000, 0x8000,
+                             0x5f00, 0x0040, 0x7f81, 0xffd5, 0x7fc0, 0xffbf, 0x7fff, 0xffc3};
+  const uint16_t* specials = bf16 ? bfloat : half;
+  std::vector<uint16_t> out(n);
+  for (uint16_t& x : out) {
+    const uint32_t r = gen();
+    const uint32_t normal = bf16 ? 0x3c00 + ((r >> 3) & 0x1ff) : 0x3400 + ((r >> 3) & 0xfff);
+    x = (r & 7) == 0 ? specials[(r >> 3) % (nans ? 16 : 10)]
+                     : static_cast<uint16_t>(normal + ((r >> 20) & 0x8000));
+  }
+  return out;
+}
+
+bool IsNaN16(uint16_t x, bool bf16) { return bf16 ? (x & 0x7fff) > 0x7f80 : (x & 0x7fff) > 0x7c00; }
+
+TEST(CodegenHalf, RegisterTilesAndRoundedStoresKeepTheBitsOfTheWrittenNest) {
+  BuildOptions as_written;
+  as_written.optimize_loops = false;
+  KernelLibrary reference(testing::Build(kHalfTiles, as_written));
+  KernelLibrary optimized(testing::Build(kHalfTiles));
+  const std::string source = GenerateSource(script::ParseModule(kHalfTiles, "kernels.py"), false);
+  size_t tiles = 0;
+  for (size_t at = source.find("register-tiled"); at != std::string::npos;
+       at = source.find("register-tiled", at + 1)) {
+    ++tiles;
+  }
+  EXPECT_GE(tiles, 3u) << "the matmuls are not register-tiled";
+  std::vector<int64_t> a_shape = {5, 24}, b_shape = {37, 24}, c_shape = {5, 37};
+  for (const char* name : {"nt_half", "nt_bf16", "nt_half_acc", "dequant"}) {
+    const bool bf16 = std::string(name) == "nt_bf16";
+    const std::vector<int64_t> out_shape = std::string(name) == "dequant" ? a_shape : c_shape;
+    for (uint32_t seed = 1; seed <= 8; ++seed) {
+      const bool nans = seed > 4;
+      std::vector<uint16_t> a = SixteenBitOperands(5 * 24, seed, bf16, nans);
+      std::vector<uint16_t> b = SixteenBitOperands(37 * 24, seed + 100, bf16, nans);
+      std::vector<uint16_t> want = SixteenBitOperands(5 * 37, seed + 200, bf16, nans);
+      std::vector<uint16_t> got = want;
+      auto args = [&](std::vector<uint16_t>& c) {
+        std::vector<PipesplitKernelArg> v = {HalfArg(a, a_shape), HalfArg(b, b_shape),
+                                             HalfArg(c, out_shape)};
+        for (PipesplitKernelArg& arg : v) arg.dtype_code = bf16 ? 4 : 2;
+        return v;
+      };
+      ASSERT_EQ(reference.Call(name, args(want)), "") << name;
+      ASSERT_EQ(optimized.Call(name, args(got)), "") << name;
+      if (!nans) {
+        ASSERT_EQ(got, want) << name << " seed " << seed;
+        continue;
+      }
+      for (size_t i = 0; i < want.size(); ++i) {
+        if (IsNaN16(want[i], bf16)) {
+          ASSERT_TRUE(IsNaN16(got[i], bf16)) << name << " seed " << seed << " element " << i;
+        } else {
+          ASSERT_EQ(got[i], want[i]) << name << " seed " << seed << " element " << i;
+        }
+      }
+    }
   }
 }
 

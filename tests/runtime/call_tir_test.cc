@@ -3,12 +3,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "pipesplit/runtime/exec/interpreter.h"
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/kernels/kernel_library.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "src/runtime/exec/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -101,6 +105,42 @@ TEST_F(CallTirTest, SymbolicShapes) {
 )",
                   {F32({3}, {1, 2, 3}), F32({3}, {0.5, 0.25, 0})});
   EXPECT_EQ(ToDoubleVector(out.ExpectTensor("out")), (std::vector<double>{3, 4.5, 6}));
+}
+
+// PIPESPLIT_OP_PROFILE: every compiled kernel has a row of its own ("T.<name>") beside the
+// Relax ops, one call per kernel run; the table's first column fits the longest name.
+TEST_F(CallTirTest, OpProfileCountsEachKernel) {
+  const std::string main = R"(    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32"), y: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="float32"):
+        n = T.int64()
+        cls = Module
+        z = R.call_tir(cls.add, (x, y), out_sinfo=R.Tensor((n,), dtype="float32"))
+        w = R.call_tir(cls.add, (z, z), out_sinfo=R.Tensor((n,), dtype="float32"))
+        a = R.call_tir_inplace(cls.accumulate, (w, y), out_sinfo=R.Tensor((n,), dtype="float32"), inplace_indices=[0])
+        b = R.add(a, x)
+        return b
+)";
+  detail::ResetOpProfile();
+  detail::SetOpProfileEnabled(true);
+  Run(main, {F32({3}, {1, 2, 3}), F32({3}, {0.5, 0.25, 0})});
+  detail::SetOpProfileEnabled(false);
+  Run(main, {F32({3}, {1, 2, 3}), F32({3}, {0.5, 0.25, 0})});
+  std::map<std::string, int64_t> calls;
+  for (const detail::OpProfileEntry& e : detail::OpProfileSnapshot()) calls[e.op] = e.calls;
+  EXPECT_EQ(calls,
+            (std::map<std::string, int64_t>{{"T.accumulate", 1}, {"T.add", 2}, {"relax.add", 1}}));
+  detail::ResetOpProfile();
+  detail::AddOpTime("T.a_kernel_name_longer_than_the_first_column_of_the_table", 0.002);
+  const std::string table = detail::FormatOpProfile();
+  detail::ResetOpProfile();
+  const size_t calls_at = table.find("calls");
+  const size_t row = table.find("T.a_kernel_name_longer_than_the_first_column_of_the_table");
+  ASSERT_NE(row, std::string::npos) << table;
+  const size_t row_end = table.find('\n', row);
+  ASSERT_NE(calls_at, std::string::npos);
+  // "calls" is right-aligned over the calls column: both end at the same offset in their line.
+  EXPECT_EQ(calls_at + 5, table.find(" 1 ", row) + 2 - row) << table;
+  EXPECT_LT(table.find(" 1 ", row), row_end) << table;
 }
 
 TEST_F(CallTirTest, OutSinfoListGivesATupleAndTirVarsAreScalars) {

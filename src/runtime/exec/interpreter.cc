@@ -7,6 +7,7 @@
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/runtime/dist/transport.h"
 #include "pipesplit/support/check.h"
+#include "src/runtime/exec/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -90,6 +91,7 @@ Value Interpreter::Invoke(const Value& callable, std::vector<Value> args) {
       }
       // Destination-passing (a memory-planned module's `cls.f(x, out)`): the kernel writes
       // into the tensors it is given, the planner's allocations.
+      detail::KernelTimer timer(c->name);
       kernels_->Call(c->name, std::span<const Value>(args));
       return Value();
     }

@@ -4,6 +4,7 @@
 
 #include "pipesplit/ir/attrs.h"
 #include "pipesplit/runtime/exec/interpreter.h"
+#include "src/runtime/exec/op_profile.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -130,7 +131,10 @@ Value Interpreter::CallTIR(const ir::CallNode& call, std::shared_ptr<Frame>& fra
       args.push_back(Value::MakePrim(PrimScalar{DataType::Int(64), v, 0}));
     }
   }
-  kernels_->Call(kernel, std::span<const Value>(args));
+  {
+    detail::KernelTimer timer(kernel);
+    kernels_->Call(kernel, std::span<const Value>(args));
+  }
   if (ir::Is<ir::TupleSInfoNode>(call.sinfo_args()[0])) return Value::MakeTuple(std::move(outputs));
   return outputs[0];
 }

@@ -78,14 +78,16 @@ std::string FormatOpProfile() {
   const std::vector<OpProfileEntry> entries = OpProfileSnapshot();
   double total = 0;
   for (const OpProfileEntry& e : entries) total += e.seconds;
+  size_t width = 28;  // kernel names are long: the first column fits the longest
+  for (const OpProfileEntry& e : entries) width = std::max(width, e.op.size());
   std::string out =
-      fmt::format("{:<28} {:>8} {:>10} {:>10} {:>6}\n", "op", "calls", "ms", "us/call", "%");
+      fmt::format("{:<{}} {:>8} {:>10} {:>10} {:>6}\n", "op", width, "calls", "ms", "us/call", "%");
   for (const OpProfileEntry& e : entries) {
-    out += fmt::format("{:<28} {:>8} {:>10.2f} {:>10.2f} {:>6.1f}\n", e.op, e.calls,
+    out += fmt::format("{:<{}} {:>8} {:>10.2f} {:>10.2f} {:>6.1f}\n", e.op, width, e.calls,
                        e.seconds * 1e3, e.seconds * 1e6 / static_cast<double>(e.calls),
                        total > 0 ? 100 * e.seconds / total : 0.0);
   }
-  out += fmt::format("{:<28} {:>8} {:>10.2f}\n", "total", "", total * 1e3);
+  out += fmt::format("{:<{}} {:>8} {:>10.2f}\n", "total", width, "", total * 1e3);
   return out;
 }
 
