@@ -28,6 +28,9 @@
 
 namespace pipesplit::script::printer {
 
+// "a, b, c": items joined by commas (the one joiner of the TIR printer).
+std::string Join(const std::vector<std::string>& items);
+
 // Which of a buffer's vars a declaration of it defines (TVM's BufferVarDefinition).
 enum class BufferVars : uint8_t {
   kNone,        // everything it names is defined before (T.decl_buffer)

@@ -23,15 +23,6 @@ bool MentionsAny(const PrimExpr& e, const std::unordered_set<const ir::TirVarNod
   return found;
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += items[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 void TirPrinter::Body(const ir::Stmt& s, bool tail) {
