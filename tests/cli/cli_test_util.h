@@ -17,6 +17,13 @@ struct Result {
   std::string output;  // stdout and stderr, interleaved
 };
 
+// mpirun as root inside a container, with as many ranks as asked on 2 cores.
+inline std::string Mpirun(int ranks) {
+  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+         "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --allow-run-as-root --oversubscribe -np " +
+         std::to_string(ranks) + " ";
+}
+
 inline std::string Binary() { return std::string(PIPESPLIT_BINARY_DIR) + "/pipesplit"; }
 
 // Runs a shell command line with a time limit; `timeout` kills it (exit 124) if it hangs.

@@ -14,14 +14,6 @@ namespace {
 using testing::HasSubstr;
 namespace fs = std::filesystem;
 
-// mpirun as root inside a container, with as many ranks as asked on 2 cores.
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 struct Example {
   fs::path dir;
   std::string Args(const std::string& module) const {

@@ -21,13 +21,6 @@ namespace fs = std::filesystem;
 
 constexpr double kBoundSeconds = 5;
 
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())

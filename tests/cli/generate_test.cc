@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 constexpr int kNewTokens = 6;
 
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 // The serving example in `stages` stages, made once per test (ctest runs tests side by side,
 // each in its own folder).
 fs::path Example(int stages) {

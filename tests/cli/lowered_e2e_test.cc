@@ -23,13 +23,6 @@ std::string KernelCache() {
   return " --kernel-cache " + std::string(PIPESPLIT_BINARY_DIR) + "/tests/cli/lowered_kernels";
 }
 
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 fs::path Generate(const std::string& kind, const std::string& name, int stages) {
   fs::path dir = ScratchDir(name);
   Result gen = Pipesplit("example " + kind + " " + kTiny + " --stages " + std::to_string(stages) +

@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 constexpr int kMicrobatches = 3;
 
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 // The tensor with its elements rotated by `by` (token ids stay valid ids).
 runtime::Tensor Rotate(const runtime::Tensor& t, int64_t by) {
   runtime::TensorBuilder b(t.dtype(), t.shape());

@@ -144,12 +144,6 @@ class MlcRunTest : public ::testing::Test {
   }
 };
 
-inline std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 }  // namespace pipesplit::testing_cli
 
 #endif  // PIPESPLIT_TESTS_CLI_MLC_RUN_UTIL_H_

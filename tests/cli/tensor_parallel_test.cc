@@ -21,13 +21,6 @@ namespace {
 using testing::HasSubstr;
 namespace fs = std::filesystem;
 
-std::string Mpirun(int ranks) {
-  return "env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
-         "OMPI_MCA_rmaps_base_oversubscribe=1 "
-         "mpirun --allow-run-as-root --oversubscribe -np " +
-         std::to_string(ranks) + " ";
-}
-
 constexpr const char* kModel =
     "example llama --layers 2 --hidden 64 --heads 4 --ffn 128 --vocab 64 --seq 8 --stages 2 ";
 

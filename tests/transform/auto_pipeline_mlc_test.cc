@@ -20,6 +20,7 @@
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_stage_plan.h"
 #include "src/transform/auto_pipeline_layers.h"
+#include "tests/mlc2026_corpus_dir.h"
 
 namespace pipesplit::transform {
 namespace {
@@ -28,13 +29,7 @@ namespace fs = std::filesystem;
 using testing::ElementsAre;
 using testing::HasSubstr;
 
-fs::path CorpusDir() {
-  for (const fs::path& root : {fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus",
-                               fs::path("/work/shared/corpus")}) {
-    if (fs::is_directory(root / "mlc-llm-2026")) return root / "mlc-llm-2026";
-  }
-  return {};
-}
+fs::path CorpusDir() { return testing_corpus::Mlc2026Dir(); }
 
 struct PassRun {
   ir::IRModule input, output;

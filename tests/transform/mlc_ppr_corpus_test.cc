@@ -15,19 +15,14 @@
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/text.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
+#include "tests/mlc2026_corpus_dir.h"
 
 namespace pipesplit::transform {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path CorpusDir() {
-  for (const fs::path& root : {fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus",
-                               fs::path("/work/shared/corpus")}) {
-    if (fs::is_directory(root / "mlc-llm-2026")) return root / "mlc-llm-2026";
-  }
-  return {};
-}
+fs::path CorpusDir() { return testing_corpus::Mlc2026Dir(); }
 
 ir::IRModule Load(const fs::path& path) {
   std::string text, error;

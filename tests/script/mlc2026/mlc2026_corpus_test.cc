@@ -18,20 +18,14 @@
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/diagnostic.h"
 #include "pipesplit/support/text.h"
+#include "tests/mlc2026_corpus_dir.h"
 
 namespace pipesplit::script {
 namespace {
 
 namespace fs = std::filesystem;
 
-// shared/corpus next to the source tree, else /work/shared/corpus.
-fs::path CorpusDir() {
-  for (const fs::path& root : {fs::path(PIPESPLIT_SOURCE_DIR) / ".." / "shared" / "corpus",
-                               fs::path("/work/shared/corpus")}) {
-    if (fs::is_directory(root / "mlc-llm-2026")) return root / "mlc-llm-2026";
-  }
-  return {};
-}
+fs::path CorpusDir() { return testing_corpus::Mlc2026Dir(); }
 
 // Every .py under the corpus folder, relative to it, sorted.
 std::vector<std::string> Dumps() {
