@@ -42,6 +42,9 @@ ir::PrimFunc LowerTirFunction(const SourceFile& file, const PyStmt* def,
                               const TirLowerOptions& options, bool* uses_sblock = nullptr);
 
 class TirLowerer;
+
+// Structural equality of two parsed expressions (vars and buffers by identity).
+bool SameExpr(const ir::PrimExpr& a, const ir::PrimExpr& b);
 // The dotted callee of a call (`T.block`), or "" for anything else.
 std::string TirCallee(const PyExpr* e);
 // The names a `for` / assignment target binds: a name or a tuple of names.
