@@ -51,7 +51,7 @@ const std::vector<PassInfo>& RegisteredPasses() {
   static const std::vector<PassInfo> kPasses = [] {
     std::vector<PassInfo> all = {
         AttachPipelineStagesPassInfo(),    LegalizeOpsPassInfo(), AutoPipelineStagesPassInfo(),
-        PipelineParallelRewritePassInfo(), VerifyPassInfo(),
+        PipelineParallelRewritePassInfo(), VerifyPassInfo(),      ComputeInlinePassInfo(),
     };
     std::sort(all.begin(), all.end(),
               [](const PassInfo& a, const PassInfo& b) { return a.name < b.name; });

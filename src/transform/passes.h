@@ -11,6 +11,7 @@ PassInfo LegalizeOpsPassInfo();
 PassInfo AutoPipelineStagesPassInfo();
 PassInfo PipelineParallelRewritePassInfo();
 PassInfo VerifyPassInfo();
+PassInfo ComputeInlinePassInfo();
 
 }  // namespace pipesplit::transform
 
