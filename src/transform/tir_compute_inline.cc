@@ -43,6 +43,7 @@
 //     A function in which nothing passed comes back as the same node.
 #include "pipesplit/transform/tir_compute_inline.h"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -92,11 +93,14 @@ bool UsesAny(const PrimExpr& e, const VarSet& vars) {
   return found;
 }
 
-// The data vars of the buffers `e` loads; sets *pure to false when it holds a T.Let or a call
-// that is not a pure intrinsic.
-void ValueReads(const PrimExpr& e, VarSet* reads, bool* pure) {
+// The data vars of the buffers `e` loads, in order of first load; sets *pure to false when it
+// holds a T.Let or a call that is not a pure intrinsic.
+void ValueReads(const PrimExpr& e, std::vector<const ir::TirVarNode*>* reads, bool* pure) {
   if (e == nullptr) return;
-  if (const auto* load = ir::As<ir::BufferLoadNode>(e)) reads->insert(load->buffer()->data().get());
+  if (const auto* load = ir::As<ir::BufferLoadNode>(e)) {
+    const ir::TirVarNode* data = load->buffer()->data().get();
+    if (std::find(reads->begin(), reads->end(), data) == reads->end()) reads->push_back(data);
+  }
   if (ir::Is<ir::LetNode>(e)) *pure = false;
   if (const auto* call = ir::As<ir::PrimCallNode>(e)) {
     if (!compute_inline::IsPureIntrinsic(call->name())) *pure = false;
@@ -207,8 +211,9 @@ class ProducerChecker {
   // Condition 1.
   std::string CheckBuffer(const ir::BufferNode& buffer) const {
     const ir::TirVarNode* data = buffer.data().get();
-    if (!buffer.has_default_layout())
+    if (!buffer.has_default_layout()) {
       return buffer.name() + " has strides, an offset or a scalar form";
+    }
     auto aliases = facts_.buffers_of_data.find(data);
     if (aliases != facts_.buffers_of_data.end() && aliases->second.size() > 1) {
       return "another buffer shares " + buffer.name() + "'s data";
@@ -229,7 +234,7 @@ class ProducerChecker {
         return "its value uses " + v->name() + ", bound outside it";
       }
     }
-    VarSet reads;
+    std::vector<const ir::TirVarNode*> reads;
     bool pure = true;
     ValueReads(store.value(), &reads, &pure);
     if (!pure) return std::string("its value is not a pure expression");
@@ -237,8 +242,9 @@ class ProducerChecker {
     bool reads_param = false;
     for (const ir::TirVarNode* data : reads) {
       if (data == own) return "its value reads " + store.buffer()->name();
-      if (scope_.visible.count(data) == 0)
-        return std::string("its value reads a buffer local to it");
+      if (scope_.visible.count(data) == 0) {
+        return "its value reads " + NameOf(data) + ", which its readers may not see";
+      }
       reads_param = reads_param || facts_.param_data.count(data) != 0;
     }
     for (size_t j = k + 1; j < uses_.size(); ++j) {
@@ -247,8 +253,9 @@ class ProducerChecker {
       }
       if (reads_param && !facts_.noalias) {
         for (const ir::TirVarNode* data : facts_.param_data) {
-          if (uses_[j].Writes(data))
-            return std::string("a later statement writes a parameter that may alias");
+          if (uses_[j].Writes(data)) {
+            return "a later statement writes " + NameOf(data) + ", which may alias an input";
+          }
         }
       }
     }

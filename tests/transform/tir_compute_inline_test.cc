@@ -94,6 +94,8 @@ TEST(TirComputeInline, RefusedProducersLeaveTheSameNodes) {
       {"split_loops", {"B: iter var v is not bound to a loop of its own"}},
       {"parallel_loop", {"B: its loop i is not serial"}},
       {"partial_producer", {"B: iter var v_i does not span dim 0 of B"}},
+      {"may_alias", {"B: a later statement writes C, which may alias an input"}},
+      {"index_dtype", {"B: a load of B has indices of another dtype"}},
   };
   ASSERT_EQ(mod.members().size(), expected.size());
   for (const ir::IRModule::Member& m : mod.members()) {

@@ -154,3 +154,38 @@ class Module:
                 T.reads(B[v_i])
                 T.writes(C[v_i])
                 C[v_i] = B[v_i] * T.float32(2.0)
+
+    @T.prim_func(private=True, s_tir=True)
+    def may_alias(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((8,))
+        for i in range(8):
+            with T.sblock("B"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(A[v_i])
+                T.writes(B[v_i])
+                B[v_i] = A[v_i] + T.float32(1.0)
+        for i in range(8):
+            with T.sblock("C"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(B[7 - v_i])
+                T.writes(C[v_i])
+                C[v_i] = B[7 - v_i] * T.float32(2.0)
+
+    @T.prim_func(private=True, s_tir=True)
+    def index_dtype(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((8,))
+        for i in range(8):
+            with T.sblock("B"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(A[v_i])
+                T.writes(B[v_i])
+                B[v_i] = A[v_i] + T.float32(1.0)
+        for i in range(T.int64(8)):
+            with T.sblock("C"):
+                v_i = T.axis.spatial(T.int64(8), i)
+                T.reads(B[v_i])
+                T.writes(C[v_i])
+                C[v_i] = B[v_i] * T.float32(2.0)

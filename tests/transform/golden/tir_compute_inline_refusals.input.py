@@ -2,7 +2,8 @@
 # Producers the pass leaves as written (tests/transform/tir_compute_inline_test.cc checks each
 # function comes back as the same node, and why): a parameter buffer, a buffer with two
 # writers, a producer with a predicate, a reduction, a producer whose input is overwritten
-# after it, split loops, a parallel loop, a producer covering part of its buffer.
+# after it, split loops, a parallel loop, a producer covering part of its buffer, a kernel
+# without tir.noalias whose output may alias the input, loads of another index dtype.
 # from tvm.script import ir as I
 # from tvm.script import tirx as T
 
@@ -156,6 +157,41 @@ class Module:
         for i in range(6):
             with T.sblock("C"):
                 v_i = T.axis.spatial(6, i)
+                T.reads(B[v_i])
+                T.writes(C[v_i])
+                C[v_i] = B[v_i] * T.float32(2.0)
+
+    @T.prim_func(private=True, s_tir=True)
+    def may_alias(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((8,))
+        for i in range(8):
+            with T.sblock("B"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(A[v_i])
+                T.writes(B[v_i])
+                B[v_i] = A[v_i] + T.float32(1.0)
+        for i in range(8):
+            with T.sblock("C"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(B[7 - v_i])
+                T.writes(C[v_i])
+                C[v_i] = B[7 - v_i] * T.float32(2.0)
+
+    @T.prim_func(private=True, s_tir=True)
+    def index_dtype(A: T.Buffer((8,), "float32"), C: T.Buffer((8,), "float32")):
+        T.func_attr({"tirx.noalias": True})
+        # with T.sblock("root"):
+        B = T.sblock_alloc_buffer((8,))
+        for i in range(8):
+            with T.sblock("B"):
+                v_i = T.axis.spatial(8, i)
+                T.reads(A[v_i])
+                T.writes(B[v_i])
+                B[v_i] = A[v_i] + T.float32(1.0)
+        for i in range(T.int64(8)):
+            with T.sblock("C"):
+                v_i = T.axis.spatial(T.int64(8), i)
                 T.reads(B[v_i])
                 T.writes(C[v_i])
                 C[v_i] = B[v_i] * T.float32(2.0)
