@@ -5,6 +5,7 @@
 #include <system_error>
 
 #include "pipesplit/codegen/codegen.h"
+#include "pipesplit/codegen/fast_path.h"
 #include "pipesplit/runtime/kernels/kernel_library.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
@@ -62,6 +63,7 @@ Runner AddBuildCommand(CLI::App& app) {
     std::string input;
     std::string output;
     KernelOptions kernels;
+    bool fast_paths = false;
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
@@ -69,6 +71,9 @@ Runner AddBuildCommand(CLI::App& app) {
   cmd->add_option("input", args->input, "TVMScript file ('-' for standard input)")->required();
   cmd->add_option("-o,--output", args->output, "the shared library to write (M.so)")->required();
   AddKernelOptions(cmd, &args->kernels);
+  cmd->add_flag("--fast-paths", args->fast_paths,
+                "list every kernel with its path: what the fast path recognised it as, or why "
+                "it runs as written");
   return [args] {
     ir::IRModule mod = LoadModule(args->input);
     const codegen::BuildResult result = BuildKernelsResult(mod, args->kernels);
@@ -76,8 +81,20 @@ Runner AddBuildCommand(CLI::App& app) {
     std::filesystem::copy_file(result.library, args->output,
                                std::filesystem::copy_options::overwrite_existing, ec);
     if (ec) ThrowError({}, "cannot write '" + args->output + "': " + ec.message());
-    std::printf("%s: kernels built into %s\n", args->input == "-" ? "<stdin>" : args->input.c_str(),
-                args->output.c_str());
+    std::printf("%s: kernels built into %s (%zu of %d on the fast path)\n",
+                args->input == "-" ? "<stdin>" : args->input.c_str(), args->output.c_str(),
+                result.fast_paths.size(), result.kernels);
+    if (args->fast_paths) {
+      for (const ir::IRModule::Member& m : mod.members()) {
+        if (!ir::Is<ir::PrimFuncNode>(m.func)) continue;
+        const codegen::FastPathMatch match =
+            codegen::MatchFastPath(std::static_pointer_cast<const ir::PrimFuncNode>(m.func));
+        std::printf(
+            "  %s: %s%s\n", m.gvar->name_hint().c_str(),
+            match.contraction ? "fast: " : "as written: ",
+            match.contraction ? match.contraction->description.c_str() : match.refusal.c_str());
+      }
+    }
     if (!result.uncompiled.empty() && !args->kernels.quiet) {
       std::fprintf(stderr, "note: %zu kernels not compiled (a call of one fails naming why):\n",
                    result.uncompiled.size());

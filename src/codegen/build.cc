@@ -257,7 +257,8 @@ std::string DefaultCacheDir() {
 BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<KernelUnit> kernels =
-      GenerateKernelUnits(mod, options.check_bounds, options.optimize_loops);
+      GenerateKernelUnits(mod, options.check_bounds, options.optimize_loops, options.fast_path,
+                          options.float64_reference);
   const std::vector<std::string> command = CompilerCommand(options);
   std::string key = "abi " + std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + " cache " +
                     std::to_string(kCacheLayout) + "\n";
@@ -278,6 +279,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
   std::vector<KernelExport> exports;
   for (const KernelUnit& k : kernels) {
     if (!k.error.empty()) result.uncompiled.push_back(k.error);
+    if (!k.fast_path.empty()) result.fast_paths.push_back({k.name, k.fast_path});
     auto [it, inserted] = entry_of_body.emplace(k.body, entries.size());
     if (inserted) {
       const std::string hash = HashHex(key + (options.check_bounds ? "checked\n" : "\n") + k.body);
@@ -314,7 +316,7 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
     std::vector<UnitKernel> members;
     for (size_t e : unit.entries) members.push_back({entries[e].body, entries[e].symbol});
     const fs::path source = dir / (unit.stem + ".cc");
-    WriteFileAtomically(source, KernelUnitSource(members, unit.stem + "_set_launch",
+    WriteFileAtomically(source, KernelUnitSource(members, unit.stem + "_set_runtime",
                                                  options.check_bounds, &first_lines[u]));
     const std::string suffix = TempSuffix();
     CompileJob job;
@@ -376,10 +378,10 @@ BuildResult Build(const ir::IRModule& mod, const BuildOptions& options) {
     if (std::find(objects.begin(), objects.end(), stem) == objects.end()) objects.push_back(stem);
   }
   std::sort(objects.begin(), objects.end());
-  std::vector<std::string> set_launch;
-  set_launch.reserve(objects.size());
-  for (const std::string& stem : objects) set_launch.push_back(stem + "_set_launch");
-  const std::string glue = LibraryGlueSource(exports, set_launch);
+  std::vector<std::string> set_runtime;
+  set_runtime.reserve(objects.size());
+  for (const std::string& stem : objects) set_runtime.push_back(stem + "_set_runtime");
+  const std::string glue = LibraryGlueSource(exports, set_runtime, FastPathLines(kernels));
   const std::string library_hash = HashHex(key + glue);
   const fs::path library = dir / ("kernels-" + library_hash + ".so");
   result.library = library.string();

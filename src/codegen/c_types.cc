@@ -53,12 +53,30 @@ std::string DoubleLiteral(double v) {
   return std::string("(") + buf + ")";
 }
 
+namespace {
+thread_local bool float64_evaluation = false;
+}  // namespace
+
+Float64Evaluation::Float64Evaluation(bool on) : previous_(float64_evaluation) {
+  float64_evaluation = on;
+}
+Float64Evaluation::~Float64Evaluation() { float64_evaluation = previous_; }
+bool InFloat64Evaluation() { return float64_evaluation; }
+
+bool IsFloatingType(DataType dt) {
+  return (dt.code() == DataType::Code::kFloat || dt.code() == DataType::Code::kBFloat) &&
+         dt.lanes() == 1;
+}
+
 bool IsHalf(DataType dt) { return dt.code() == DataType::Code::kFloat && dt.bits() == 16; }
 bool IsBF16(DataType dt) { return dt.code() == DataType::Code::kBFloat && dt.bits() == 16; }
 bool IsBoolLike(DataType dt) { return dt.is_bool() || (dt.is_uint() && dt.bits() == 1); }
 
 std::optional<std::string> CValueType(DataType dt) {
   if (dt.lanes() != 1) return std::nullopt;
+  if (float64_evaluation && IsFloatingType(dt) && (dt.bits() == 16 || dt.bits() == 32)) {
+    return "double";
+  }
   if (IsBoolLike(dt)) return "bool";
   if (dt.is_int() || dt.is_uint()) {
     int b = dt.bits();
@@ -76,6 +94,7 @@ std::optional<std::string> CValueType(DataType dt) {
 std::optional<std::string> CStorageType(DataType dt) {
   if (!CValueType(dt)) return std::nullopt;
   if (IsBoolLike(dt)) return "uint8_t";
+  if (float64_evaluation && IsFloatingType(dt)) return "double";
   if (IsHalf(dt) || IsBF16(dt)) return "uint16_t";
   return CValueType(dt);
 }
@@ -84,11 +103,13 @@ std::pair<int, int> AbiTypeOf(DataType dt) {
   if (IsBoolLike(dt)) return {1, 1};
   if (dt.is_int()) return {0, dt.bits()};
   if (dt.is_uint()) return {1, dt.bits()};
+  if (float64_evaluation && IsFloatingType(dt)) return {2, 64};
   if (IsBF16(dt)) return {4, 16};
   return {2, dt.bits()};
 }
 
 std::string Round(DataType dt, const std::string& e) {
+  if (float64_evaluation) return e;
   if (IsHalf(dt)) return "ps_rf16(" + e + ")";
   if (IsBF16(dt)) return "ps_rbf16(" + e + ")";
   return e;
@@ -121,6 +142,7 @@ std::string RoundOnce(DataType dt, const std::string& e) {
 }
 
 std::string FromStorage(DataType dt, const std::string& e) {
+  if (float64_evaluation && IsFloatingType(dt)) return e;
   if (IsHalf(dt)) return "ps_h2f(" + e + ")";
   if (IsBF16(dt)) return "ps_bf2f(" + e + ")";
   if (IsBoolLike(dt)) return "(" + e + " != 0)";
@@ -131,6 +153,7 @@ std::string ToStorageValue(DataType dt, const std::string& storage_type, const s
   // Converting a value rounded to the dtype gives the bits converting the unrounded value gives
   // (ps_f2h(ps_h2f(ps_f2h(x))) == ps_f2h(x)): the rounding is left out.
   const std::string v = RoundedArgument(dt, e).value_or(e);
+  if (float64_evaluation && IsFloatingType(dt)) return "static_cast<double>(" + e + ")";
   if (IsHalf(dt)) return "ps_f2h(static_cast<float>(" + v + "))";
   if (IsBF16(dt)) return "ps_f2bf(static_cast<float>(" + v + "))";
   return "static_cast<" + storage_type + ">(" + e + ")";

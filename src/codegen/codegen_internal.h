@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "pipesplit/codegen/fast_path.h"
 #include "pipesplit/ir/expr.h"
 #include "pipesplit/ir/module.h"
 #include "pipesplit/ir/tir.h"
@@ -30,9 +31,12 @@ const char* KernelPrelude();
 // only. With `optimize_loops` false (and always with `check_bounds`) every loop runs serially in
 // the written order; else loop nests follow PlanLoopNest and parallel loops use the runtime's
 // parallel launch. `cost` (when set) receives an estimate of the compile time: the lines, each
-// counted as often as the loops the compiler unrolls copy it.
+// counted as often as the loops the compiler unrolls copy it. With `fast` (the kernel's fast
+// path match) the kernel first hands its computation to the runtime's contraction, when the
+// runtime registered one, and runs as written only when there is none or it declines.
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops, int64_t* cost = nullptr);
+                       bool optimize_loops, int64_t* cost = nullptr,
+                       const FastContraction* fast = nullptr);
 
 // ---- Translation units (codegen_module.cc).
 
@@ -44,14 +48,21 @@ struct KernelUnit {
   // Why codegen could not translate the kernel (empty: it could); its body then only reports
   // this when called (UncompiledKernelBody).
   std::string error;
+  // What the fast path recognised the kernel as (fast_path.h), or empty.
+  std::string fast_path;
 };
 // The body of a kernel codegen cannot translate: every call fails with `message`.
 std::string UncompiledKernelBody(const std::string& message);
 // The kernels of `mod`'s PrimFuncs sorted by name. Throws CodegenError for a name that cannot
 // be a symbol; a kernel using a construct codegen does not support gets a body reporting it
 // when called (KernelUnit::error).
+// `fast_path`: recognised kernels hand their work to the runtime (fast_path.h); `float64`:
+// every kernel evaluated in float64 (Float64Evaluation), without a fast path.
 std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
-                                            bool optimize_loops);
+                                            bool optimize_loops, bool fast_path = true,
+                                            bool float64 = false);
+// The "NAME\tDESCRIPTION" lines of the kernels the fast path recognised.
+std::string FastPathLines(const std::vector<KernelUnit>& units);
 // What every kernel source holds first: the ABI text and the prelude.
 std::string KernelSourceHeader();
 
@@ -62,21 +73,23 @@ struct UnitKernel {
 };
 // A translation unit of kernel bodies: a comment, KernelSourceHeader(), and per kernel its body
 // (in a unit-local namespace `symbol`_n) and `symbol`(name, args, num_args, error, error_size) with
-// C linkage, weak and hidden, running the body; then `set_launch_symbol`(launch), which sets the
-// unit's parallel launch. `first_lines` (when set) receives the line each body starts on.
+// C linkage, weak and hidden, running the body; then `set_runtime_symbol`(runtime), which sets
+// the unit's parallel launch and fast contraction. `first_lines` (when set) receives the line each body starts on.
 std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
-                             const std::string& set_launch_symbol, bool check_bounds,
+                             const std::string& set_runtime_symbol, bool check_bounds,
                              std::vector<int>* first_lines);
 
 // The library's own unit, linked with the units' objects: the ABI text, the kernels' exported
 // entry points (kernel `name` calls `symbol`("name", ...)), their names, the ABI version, and
-// the parallel launch handed to every unit's `set_launch_symbols`.
+// the runtime's services handed to every unit's `set_runtime_symbols`, and the kernels' fast
+// paths (`fast_paths`: one "NAME\tDESCRIPTION" line per recognised kernel).
 struct KernelExport {
   std::string name;
   std::string symbol;
 };
 std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
-                              const std::vector<std::string>& set_launch_symbols);
+                              const std::vector<std::string>& set_runtime_symbols,
+                              const std::string& fast_paths);
 
 // A TIR intrinsic call as a C++ expression, given its arguments' C++ expressions
 // (codegen_intrinsics.cc). Throws CodegenError naming `kernel` for an unsupported call.
@@ -110,6 +123,21 @@ struct NestPlan {
 std::optional<NestPlan> PlanLoopNest(const ir::ForNode& outer, const ir::PrimFuncNode& func);
 
 // ---- C++ spellings (c_types.cc).
+
+// While one is alive on this thread with `on`, the spellings below evaluate in float64: every
+// float16, bfloat16 and float32 value, buffer element and kernel argument is a double and is
+// never rounded (BuildOptions::float64_reference).
+class Float64Evaluation {
+ public:
+  explicit Float64Evaluation(bool on);
+  ~Float64Evaluation();
+  Float64Evaluation(const Float64Evaluation&) = delete;
+  Float64Evaluation& operator=(const Float64Evaluation&) = delete;
+
+ private:
+  bool previous_;
+};
+bool InFloat64Evaluation();
 
 // A C string literal of `text`; `name` with every character outside [A-Za-z0-9] made '_'.
 std::string Quote(const std::string& text);

@@ -4,6 +4,7 @@
 // or to compile whole.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -11,6 +12,7 @@
 
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/ir/expr.h"
+#include "pipesplit/transform/tir_compute_inline.h"
 #include "src/codegen/codegen_internal.h"
 
 namespace pipesplit::codegen {
@@ -30,9 +32,10 @@ constexpr const char* kKernelParams =
     "const PipesplitKernelArg* args, int32_t num_args, char* error, int64_t error_size";
 constexpr const char* kKernelArgs = "args, num_args, error, error_size";
 
-// The exported kernels, their names and the ABI version; `set_launch` is the body of
-// pipesplit_kernel_set_parallel_launch(f).
-std::string ExportsSource(const std::vector<KernelExport>& exports, const std::string& set_launch) {
+// The exported kernels, their names, the ABI version and the fast paths; `set_runtime` is the
+// body of pipesplit_kernel_set_runtime(rt).
+std::string ExportsSource(const std::vector<KernelExport>& exports, const std::string& set_runtime,
+                          const std::string& fast_paths) {
   std::ostringstream out;
   std::string names;
   for (const KernelExport& e : exports) {
@@ -44,12 +47,22 @@ std::string ExportsSource(const std::vector<KernelExport>& exports, const std::s
       << "  return PIPESPLIT_KERNEL_ABI_VERSION;\n}\n\n"
       << "extern \"C\" const char* pipesplit_kernel_names(void) {\n"
       << "  return " << Quote(names) << ";\n}\n\n"
-      << "extern \"C\" void pipesplit_kernel_set_parallel_launch(PipesplitParallelLaunchFn f) {\n"
-      << set_launch << "}\n";
+      << "extern \"C\" const char* pipesplit_kernel_fast_paths(void) {\n"
+      << "  return " << Quote(fast_paths) << ";\n}\n\n"
+      << "extern \"C\" void pipesplit_kernel_set_runtime(const PipesplitKernelRuntime* rt) {\n"
+      << set_runtime << "}\n";
   return out.str();
 }
 
 }  // namespace
+
+std::string FastPathLines(const std::vector<KernelUnit>& units) {
+  std::string lines;
+  for (const KernelUnit& unit : units) {
+    if (!unit.fast_path.empty()) lines += unit.name + "\t" + unit.fast_path + "\n";
+  }
+  return lines;
+}
 
 std::string UncompiledKernelBody(const std::string& message) {
   return "int32_t ps_kernel_body([[maybe_unused]] const char* ps_kernel,\n"
@@ -59,11 +72,13 @@ std::string UncompiledKernelBody(const std::string& message) {
 }
 
 std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_bounds,
-                                            bool optimize_loops) {
-  std::vector<std::pair<std::string, const ir::PrimFuncNode*>> funcs;
+                                            bool optimize_loops, bool fast_path, bool float64) {
+  const Float64Evaluation evaluation(float64);
+  std::vector<std::pair<std::string, ir::PrimFunc>> funcs;
   for (const ir::IRModule::Member& m : mod.members()) {
-    if (const auto* f = ir::As<ir::PrimFuncNode>(m.func)) {
-      funcs.emplace_back(m.gvar->name_hint(), f);
+    if (ir::Is<ir::PrimFuncNode>(m.func)) {
+      funcs.emplace_back(m.gvar->name_hint(),
+                         std::static_pointer_cast<const ir::PrimFuncNode>(m.func));
     }
   }
   std::sort(funcs.begin(), funcs.end(),
@@ -71,15 +86,23 @@ std::vector<KernelUnit> GenerateKernelUnits(const ir::IRModule& mod, bool check_
   std::vector<KernelUnit> units;
   units.reserve(funcs.size());
   for (const auto& [name, func] : funcs) {
-    if (!IsIdentifier(name) || name == "abi_version" || name == "names" ||
-        name == "set_parallel_launch") {
+    if (!IsIdentifier(name) || name == "abi_version" || name == "names" || name == "set_runtime" ||
+        name == "fast_paths") {
       throw CodegenError("kernel name '" + name + "' cannot be a symbol name");
     }
     if (!func->body()) throw CodegenError("kernel " + name + ": no body");
     KernelUnit& unit = units.emplace_back();
     unit.name = name;
+    std::optional<FastPathMatch> match;
+    if (fast_path && !float64) match = MatchFastPath(func);
+    const FastContraction* fast = match && match->contraction ? &*match->contraction : nullptr;
+    // Producers are inlined into their consumers (bit for bit the same values) unless the kernel
+    // runs exactly as written (bounds checks report the written order's first fault).
+    const ir::PrimFunc emitted =
+        optimize_loops && !check_bounds ? transform::ComputeInline(func) : func;
     try {
-      unit.body = EmitKernel(name, *func, check_bounds, optimize_loops, &unit.cost);
+      unit.body = EmitKernel(name, *emitted, check_bounds, optimize_loops, &unit.cost, fast);
+      if (fast != nullptr) unit.fast_path = fast->description;
     } catch (const CodegenError& e) {
       // A module's build does not fail for a kernel codegen cannot translate (MLC modules carry
       // GPU, sliding-window and tree-attention kernels a CPU run never calls): the kernel's
@@ -98,7 +121,7 @@ std::string KernelSourceHeader() {
 }
 
 std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
-                             const std::string& set_launch_symbol, bool check_bounds,
+                             const std::string& set_runtime_symbol, bool check_bounds,
                              std::vector<int>* first_lines) {
   std::string text = GeneratedComment(check_bounds) + KernelSourceHeader();
   auto line_of_end = [&text] {
@@ -114,14 +137,16 @@ std::string KernelUnitSource(const std::vector<UnitKernel>& kernels,
             "int32_t " + k.symbol + "(const char* name, " + kKernelParams + ") {\n  return " +
             k.symbol + "_n::ps_kernel_body(name, " + kKernelArgs + ");\n}\n\n";
   }
-  text += "extern \"C\" __attribute__((visibility(\"hidden\"))) void " + set_launch_symbol +
-          "(PipesplitParallelLaunchFn f) {\n"
-          "  ps_parallel_launch.store(f, std::memory_order_release);\n}\n";
+  text += "extern \"C\" __attribute__((visibility(\"hidden\"))) void " + set_runtime_symbol +
+          "(const PipesplitKernelRuntime* rt) {\n"
+          "  ps_parallel_launch.store(rt ? rt->launch : nullptr, std::memory_order_release);\n"
+          "  ps_fast_contract.store(rt ? rt->contract : nullptr, std::memory_order_release);\n}\n";
   return text;
 }
 
 std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
-                              const std::vector<std::string>& set_launch_symbols) {
+                              const std::vector<std::string>& set_runtime_symbols,
+                              const std::string& fast_paths) {
   std::ostringstream out;
   out << GeneratedComment(false) << KernelAbiText() << "\n";
   std::vector<std::string> declared;
@@ -130,12 +155,12 @@ std::string LibraryGlueSource(const std::vector<KernelExport>& exports,
     declared.push_back(e.symbol);
     out << "extern \"C\" int32_t " << e.symbol << "(const char* name, " << kKernelParams << ");\n";
   }
-  std::string set_launch;
-  for (const std::string& s : set_launch_symbols) {
-    out << "extern \"C\" void " << s << "(PipesplitParallelLaunchFn f);\n";
-    set_launch += "  " + s + "(f);\n";
+  std::string set_runtime;
+  for (const std::string& s : set_runtime_symbols) {
+    out << "extern \"C\" void " << s << "(const PipesplitKernelRuntime* rt);\n";
+    set_runtime += "  " + s + "(rt);\n";
   }
-  out << "\n" << ExportsSource(exports, set_launch);
+  out << "\n" << ExportsSource(exports, set_runtime, fast_paths);
   return out.str();
 }
 
@@ -150,8 +175,8 @@ std::string GenerateSource(const ir::IRModule& mod, bool check_bounds, bool opti
     if (inserted) kernels.push_back({&unit.body, it->second});
     exports.push_back({unit.name, it->second});
   }
-  return KernelUnitSource(kernels, "ps_unit_set_launch", check_bounds, nullptr) + "\n" +
-         ExportsSource(exports, "  ps_unit_set_launch(f);\n");
+  return KernelUnitSource(kernels, "ps_unit_set_runtime", check_bounds, nullptr) + "\n" +
+         ExportsSource(exports, "  ps_unit_set_runtime(rt);\n", FastPathLines(units));
 }
 
 }  // namespace pipesplit::codegen

@@ -25,6 +25,7 @@ std::string KernelEmitter::Emit(const ir::PrimFuncNode& func) {
   Line("try {");
   ++indent_;
   EmitParams(func);
+  if (fast_ != nullptr) EmitFastPath(func, *fast_);
   EmitStmt(func.body());
   --indent_;
   Line("} catch (const PsFail& f) {");
@@ -462,8 +463,8 @@ void KernelEmitter::EmitBlock(const ir::BlockRealizeNode& realize) {
   Line("}");
 }
 std::string EmitKernel(const std::string& name, const ir::PrimFuncNode& func, bool check_bounds,
-                       bool optimize_loops, int64_t* cost) {
-  KernelEmitter emitter(name, check_bounds, optimize_loops);
+                       bool optimize_loops, int64_t* cost, const FastContraction* fast) {
+  KernelEmitter emitter(name, check_bounds, optimize_loops, fast);
   std::string text = emitter.Emit(func);
   if (cost != nullptr) *cost = emitter.cost();
   return text;

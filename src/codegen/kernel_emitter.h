@@ -24,10 +24,12 @@ namespace pipesplit::codegen {
 class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
                       private ir::PrimExprFunctor<std::string(const ir::PrimExprNode&)> {
  public:
-  KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops)
+  KernelEmitter(std::string kernel, bool check_bounds, bool optimize_loops,
+                const FastContraction* fast = nullptr)
       : kernel_(std::move(kernel)),
         check_bounds_(check_bounds),
-        optimize_(optimize_loops && !check_bounds) {}
+        optimize_(optimize_loops && !check_bounds),
+        fast_(fast) {}
 
   std::string Emit(const ir::PrimFuncNode& func);
   int64_t cost() const { return cost_; }
@@ -99,6 +101,10 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
 
   // ---- Parameters.
   void EmitParams(const ir::PrimFuncNode& func);
+
+  // The hand-over of a recognised kernel to the runtime's contraction (codegen_fast_path.cc),
+  // after the parameters are checked and bound.
+  void EmitFastPath(const ir::PrimFuncNode& func, const FastContraction& c);
 
   // ---- Expressions.
   std::string Expr(const ir::PrimExpr& e) { return VisitExpr(*e); }
@@ -178,6 +184,7 @@ class KernelEmitter : private ir::StmtFunctor<void(const ir::StmtNode&)>,
   std::string kernel_;
   bool check_bounds_;
   bool optimize_;
+  const FastContraction* fast_;
   bool in_parallel_ = false;  // inside the body of a parallel launch: loops run serially
   // How the next EmitBlock runs its T.init: tested per iteration, or decided by the caller.
   enum class InitMode { kCheck, kAlways, kNever };

@@ -304,6 +304,8 @@ inline int64_t ps_count(T lo, T hi) {
 inline int64_t ps_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::atomic<PipesplitParallelLaunchFn> ps_parallel_launch{nullptr};
+// The runtime's fast contraction (kernel_abi.h), for the kernels the fast path recognised.
+std::atomic<PipesplitContractFn> ps_fast_contract{nullptr};
 
 // Iterations per task so that a task does at least ~2^15 innermost iterations.
 inline int64_t ps_grain(int64_t work_per_iteration) {

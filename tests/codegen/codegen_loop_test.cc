@@ -339,10 +339,11 @@ int32_t TestLaunch(int64_t n, int64_t grain, PipesplitParallelTaskFn task, void*
 int32_t FailingLaunch(int64_t, int64_t, PipesplitParallelTaskFn, void*) { return 3; }
 
 void SetLaunch(const KernelLibrary& lib, PipesplitParallelLaunchFn launch) {
-  auto set = reinterpret_cast<PipesplitKernelSetParallelLaunchFn>(
-      lib.Symbol("pipesplit_kernel_set_parallel_launch"));
+  auto set =
+      reinterpret_cast<PipesplitKernelSetRuntimeFn>(lib.Symbol("pipesplit_kernel_set_runtime"));
   ASSERT_NE(set, nullptr);
-  set(launch);
+  const PipesplitKernelRuntime runtime{launch, nullptr};
+  set(&runtime);
 }
 
 // Random buffers for one call of a kernel, in parameter order, as raw bytes.
@@ -558,14 +559,17 @@ TEST(CodegenLoopExec, AFailureInsideAParallelLoopIsTheKernelsError) {
   SetLaunch(lib, nullptr);
 }
 
-TEST(CodegenLoopExec, AKernelCannotTakeTheNameOfTheLaunchSetter) {
-  std::string text = kFailing;
-  text.replace(text.find("par_fail"), 8, "set_parallel_launch");
-  try {
-    GenerateSource(script::ParseModule(text, "bad.py"), false);
-    FAIL() << "no error";
-  } catch (const CodegenError& e) {
-    EXPECT_EQ(std::string(e.what()), "kernel name 'set_parallel_launch' cannot be a symbol name");
+TEST(CodegenLoopExec, AKernelCannotTakeTheNameOfTheLibrarysOwnExports) {
+  for (const char* name : {"set_runtime", "fast_paths", "names", "abi_version"}) {
+    std::string text = kFailing;
+    text.replace(text.find("par_fail"), 8, name);
+    try {
+      GenerateSource(script::ParseModule(text, "bad.py"), false);
+      ADD_FAILURE() << "no error for " << name;
+    } catch (const CodegenError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "kernel name '" + std::string(name) + "' cannot be a symbol name");
+    }
   }
 }
 

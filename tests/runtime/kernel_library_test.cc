@@ -107,7 +107,7 @@ TEST(KernelLibraryTest, LoadErrorsAreClear) {
   EXPECT_THAT(LoadError(not_elf), HasSubstr("cannot load kernel library '" + not_elf + "': "));
   EXPECT_THAT(LoadError(not_elf), HasSubstr("CMakeLists.txt"));
   EXPECT_THAT(LoadError(PIPESPLIT_TEST_KERNELS_WRONG_ABI),
-              HasSubstr("has ABI version 2 but this runtime expects version 1: rebuild it"));
+              HasSubstr("has ABI version 3 but this runtime expects version 2: rebuild it"));
 }
 
 TEST(KernelLibraryTest, OneLibraryServesManyThreads) {

@@ -42,6 +42,14 @@ struct BuildOptions {
   // Reorder, tile and parallelize loop nests where results stay bit-identical (loop_plan.cc);
   // false: every loop serial, in the written order. Bounds-checked builds are always serial.
   bool optimize_loops = true;
+  // Kernels the fast path recognises (fast_path.h) hand their computation to the runtime's
+  // contraction when it registered one; false: every kernel runs as written.
+  bool fast_path = true;
+  // Evaluate every kernel in float64: float16, bfloat16 and float32 values, buffers and
+  // arguments become double and are never rounded, so a kernel's result is its computation
+  // in float64 (the reference of the precision tests; the kernels take float64 buffers and
+  // have no fast path).
+  bool float64_reference = false;
   // Compiler processes at once (<= 0: the cores this process may use).
   int jobs = 0;
   // Called from the building thread while kernels compile (about every 0.1 s and after each
@@ -60,6 +68,12 @@ struct BuildResult {
   // The kernels codegen could not translate, each as "kernel NAME: codegen does not support
   // ...": they are in the library, and a call of one fails with that message.
   std::vector<std::string> uncompiled;
+  // The kernels the fast path recognised (fast_path.h): name and description, by name.
+  struct FastKernel {
+    std::string name;
+    std::string description;
+  };
+  std::vector<FastKernel> fast_paths;
 };
 
 // $PIPESPLIT_KERNEL_CACHE, else $XDG_CACHE_HOME/pipesplit/kernels, else

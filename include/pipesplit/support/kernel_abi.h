@@ -27,20 +27,33 @@
  *
  * Calls on one kernel may run concurrently on different arguments (kernels keep no state).
  *
- * Parallel loops. A library built by pipesplit codegen also exports
+ * The runtime's services. A library built by pipesplit codegen also exports
  *
- *   void pipesplit_kernel_set_parallel_launch(PipesplitParallelLaunchFn launch);
+ *   void pipesplit_kernel_set_runtime(const PipesplitKernelRuntime* runtime);
+ *   const char* pipesplit_kernel_fast_paths(void);
  *
- * which the runtime calls once after loading it (the export is optional: a library without it
- * is loaded as well). Its kernels then run their parallel loops (T.parallel, and the outer
- * loops of a nest whose iterations write disjoint outputs) through `launch`:
- * launch(n, grain, task, closure) must call task(closure, begin, end) on ranges that cover
- * [0, n) exactly once, each range holding at least `grain` iterations except possibly the
- * last, from any threads, and return when all calls have returned: 0 when every task returned
- * 0, else non-zero. The runtime decides how many threads run the tasks; the iterations of one
- * launch write disjoint memory, so a kernel's results do not depend on the thread count or on
- * how [0, n) is cut. Launches from inside a task may run serially. Without a registered launch
- * (or with NULL) every loop runs serially on the calling thread.
+ * The runtime calls set_runtime once after loading the library (both exports are optional: a
+ * library without them is loaded as well, and its kernels run serially as written); the
+ * struct is copied. Its fields:
+ *
+ * - launch: kernels run their parallel loops (T.parallel, and the outer loops of a nest whose
+ *   iterations write disjoint outputs) through it. launch(n, grain, task, closure) must call
+ *   task(closure, begin, end) on ranges that cover [0, n) exactly once, each range holding at
+ *   least `grain` iterations except possibly the last, from any threads, and return when all
+ *   calls have returned: 0 when every task returned 0, else non-zero. The runtime decides how
+ *   many threads run the tasks; the iterations of one launch write disjoint memory, so a
+ *   kernel's results do not depend on the thread count or on how [0, n) is cut. Launches from
+ *   inside a task may run serially. NULL: every loop runs serially on the calling thread.
+ * - contract: the fast path. Codegen recognises kernels by their computation (a matmul or
+ *   matvec, its weight dense or 4-bit quantized, and the elementwise epilogue after it) and
+ *   a recognised kernel hands the whole computation to contract(&c, error, error_size) as a
+ *   PipesplitContraction after checking its arguments. contract returns 0 when it wrote the
+ *   outputs, PIPESPLIT_CONTRACT_DECLINED when it leaves the kernel to run as written, other
+ *   values (with a message) on failure. NULL: kernels run as written. The fast path computes
+ *   in float32 with fused multiply-adds (the runtime's contraction.h states the arithmetic),
+ *   not in the kernel's written order and precision.
+ *
+ * fast_paths lists the recognised kernels, one "NAME\tDESCRIPTION" line each.
  */
 #ifndef PIPESPLIT_SUPPORT_KERNEL_ABI_H_
 #define PIPESPLIT_SUPPORT_KERNEL_ABI_H_
@@ -51,7 +64,7 @@
 extern "C" {
 #endif
 
-#define PIPESPLIT_KERNEL_ABI_VERSION 1
+#define PIPESPLIT_KERNEL_ABI_VERSION 2
 #define PIPESPLIT_KERNEL_SYMBOL_PREFIX "pipesplit_kernel_"
 
 /* Element types, as DLPack codes: 0 int, 1 uint, 2 float, 4 bfloat; bool is uint of 1 bit. */
@@ -74,8 +87,75 @@ typedef int32_t (*PipesplitKernelAbiVersionFn)(void);
 typedef int32_t (*PipesplitParallelTaskFn)(void* closure, int64_t begin, int64_t end);
 typedef int32_t (*PipesplitParallelLaunchFn)(int64_t n, int64_t grain, PipesplitParallelTaskFn task,
                                              void* closure);
-typedef void (*PipesplitKernelSetParallelLaunchFn)(PipesplitParallelLaunchFn launch);
 typedef const char* (*PipesplitKernelNamesFn)(void);
+
+/* ---- The fast path's contractions.
+ *
+ * y[m, n] = epilogue(sum over k of x[m, k] * w[n, k]) for m < M, n < N, k < K, all tensors
+ * dense and row-major: x is [M][K]; a dense w is [N][K]; a 4-bit w is [N][K/8] uint32 words,
+ * element k of row n being bits 4*(k%8) .. 4*(k%8)+3 of word k/8, dequantized as
+ * (q - zero_point) * scale[n][k / group_size] with scale [N][ceil(K/group_size)]. Rows of w
+ * and of the scales may be longer (w_row_stride words or elements, scale_row_stride scales;
+ * 0: the lengths above): MLC pads a 4-bit row to whole groups. The sum is
+ * rounded to `product` (the dtype the kernel's reduction writes), then each epilogue operation
+ * applies in order, its result rounded to its dtype: CAST converts; ADD / MULTIPLY combine
+ * with an operand that is either [M][N] (FULL) or [N] (COLUMN, one value per n), on the left
+ * when operand_first is 1. y has the last operation's dtype (or product's).
+ * Types are (code, bits) as in PipesplitKernelArg: float 16/32, bfloat 16. */
+#define PIPESPLIT_WEIGHT_DENSE 0
+#define PIPESPLIT_WEIGHT_Q4 1
+#define PIPESPLIT_EPILOGUE_CAST 0
+#define PIPESPLIT_EPILOGUE_ADD 1
+#define PIPESPLIT_EPILOGUE_MULTIPLY 2
+#define PIPESPLIT_OPERAND_FULL 0
+#define PIPESPLIT_OPERAND_COLUMN 1
+#define PIPESPLIT_MAX_EPILOGUE 4
+#define PIPESPLIT_CONTRACT_DECLINED 2
+
+typedef struct PipesplitScalarType {
+  uint8_t code;
+  uint8_t bits;
+} PipesplitScalarType;
+
+typedef struct PipesplitEpilogueOp {
+  int32_t kind;              /* PIPESPLIT_EPILOGUE_* */
+  PipesplitScalarType dtype; /* the result's type */
+  int32_t operand_layout;    /* ADD / MULTIPLY: PIPESPLIT_OPERAND_* */
+  int32_t operand_first;     /* 1: operand (op) value; 0: value (op) operand */
+  PipesplitScalarType operand_dtype;
+  const void* operand;
+} PipesplitEpilogueOp;
+
+typedef struct PipesplitContraction {
+  int32_t weight_format; /* PIPESPLIT_WEIGHT_* */
+  int64_t m, n, k;
+  const void* x;
+  PipesplitScalarType x_dtype;
+  const void* w;
+  PipesplitScalarType w_dtype; /* dense: the weight's type; 4-bit: uint 32 */
+  int64_t w_row_stride;        /* elements (4-bit: words) from one row of w to the next; 0: K (K/8) */
+  const void* scale;           /* 4-bit only */
+  PipesplitScalarType scale_dtype;
+  int64_t scale_row_stride; /* scales from one row to the next; 0: ceil(K / group_size) */
+  int64_t group_size;
+  double zero_point;
+  PipesplitScalarType product;
+  int32_t num_epilogue;
+  PipesplitEpilogueOp epilogue[PIPESPLIT_MAX_EPILOGUE];
+  void* y;
+  PipesplitScalarType y_dtype;
+} PipesplitContraction;
+
+typedef int32_t (*PipesplitContractFn)(const PipesplitContraction* c, char* error,
+                                       int64_t error_size);
+
+typedef struct PipesplitKernelRuntime {
+  PipesplitParallelLaunchFn launch;
+  PipesplitContractFn contract;
+} PipesplitKernelRuntime;
+
+typedef void (*PipesplitKernelSetRuntimeFn)(const PipesplitKernelRuntime* runtime);
+typedef const char* (*PipesplitKernelFastPathsFn)(void);
 
 #ifdef __cplusplus
 }

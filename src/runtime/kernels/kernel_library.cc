@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "pipesplit/runtime/kernels/contraction.h"
 #include "pipesplit/runtime/kernels/threading.h"
 #include "src/runtime/kernels/parallel.h"
 
@@ -81,10 +82,25 @@ std::shared_ptr<const KernelLibrary> KernelLibrary::Load(const std::string& path
                        " but this runtime expects version " +
                        std::to_string(PIPESPLIT_KERNEL_ABI_VERSION) + ": rebuild it");
   }
-  // Optional (kernel_abi.h): without it the library's kernels run serially.
-  if (auto set_launch = reinterpret_cast<PipesplitKernelSetParallelLaunchFn>(
-          dlsym(handle, "pipesplit_kernel_set_parallel_launch"))) {
-    set_launch(&LaunchParallel);
+  // Optional (kernel_abi.h): without them the library's kernels run serially, as written.
+  if (auto set_runtime = reinterpret_cast<PipesplitKernelSetRuntimeFn>(
+          dlsym(handle, "pipesplit_kernel_set_runtime"))) {
+    const PipesplitKernelRuntime runtime{&LaunchParallel,
+                                         FastKernelsEnabled() ? &ContractEntry : nullptr};
+    set_runtime(&runtime);
+  }
+  if (auto fast_fn = reinterpret_cast<PipesplitKernelFastPathsFn>(
+          dlsym(handle, "pipesplit_kernel_fast_paths"))) {
+    const char* text = fast_fn();
+    std::string_view lines = text ? text : "";
+    while (!lines.empty()) {
+      const size_t end = lines.find('\n');
+      const std::string_view line = lines.substr(0, end);
+      lines = end == std::string_view::npos ? std::string_view() : lines.substr(end + 1);
+      const size_t tab = line.find('\t');
+      if (tab == std::string_view::npos) continue;
+      lib->fast_paths_.emplace(std::string(line.substr(0, tab)), std::string(line.substr(tab + 1)));
+    }
   }
   const char* names = names_fn();
   std::string_view rest = names ? names : "";
@@ -115,6 +131,11 @@ KernelLibrary::~KernelLibrary() {
 PipesplitKernelFn KernelLibrary::Find(std::string_view name) const {
   auto it = kernels_.find(std::string(name));
   return it == kernels_.end() ? nullptr : it->second;
+}
+
+const std::string* KernelLibrary::FastPath(std::string_view name) const {
+  auto it = fast_paths_.find(std::string(name));
+  return it == fast_paths_.end() ? nullptr : &it->second;
 }
 
 PipesplitKernelArg KernelLibrary::ToKernelArg(const Value& value, const std::string& what) {

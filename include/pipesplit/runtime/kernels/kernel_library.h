@@ -1,7 +1,9 @@
 // A compiled kernel library: the shared object the code generator builds from a module's
 // PrimFuncs (one C function per PrimFunc, see support/kernel_abi.h), loaded with dlopen.
 //
-// Loading checks the ABI version and resolves every kernel the library lists; Call converts
+// Loading checks the ABI version, resolves every kernel the library lists and hands the
+// library the runtime's services (the parallel launch, and the fast path's contractions unless
+// PIPESPLIT_FAST_KERNELS=0, runtime/kernels/contraction.h); Call converts
 // runtime Values to kernel arguments (tensors become buffers, prim values scalars) and turns
 // a kernel's failure into a RuntimeError carrying its message. Kernels keep no state, so one
 // loaded library serves any number of interpreters and threads at once: share it through the
@@ -43,6 +45,11 @@ class KernelLibrary {
   // The entry point of kernel `name`, or null when the library has no such kernel.
   PipesplitKernelFn Find(std::string_view name) const;
 
+  // What codegen recognised kernel `name` as (its fast path, runtime/kernels/contraction.h:
+  // "4-bit matmul ..."), or null for a kernel that runs as written. Whether calls take it
+  // depends on FastKernelsEnabled() when the library was loaded.
+  const std::string* FastPath(std::string_view name) const;
+
   // Calls kernel `name` on `args` in parameter order: a tensor is passed as a buffer (its raw
   // storage, so float16/bfloat16 elements are 16-bit), an integer or bool prim value as
   // scalar_int, a float prim value as scalar_float. The kernel writes its outputs into the
@@ -64,6 +71,7 @@ class KernelLibrary {
   void* handle_ = nullptr;
   std::vector<std::string> names_;
   std::unordered_map<std::string, PipesplitKernelFn> kernels_;
+  std::unordered_map<std::string, std::string> fast_paths_;
 };
 
 }  // namespace pipesplit::runtime
