@@ -19,9 +19,10 @@ namespace pipesplit::cli {
 struct WeightArgs {
   std::string params;
   std::string param_names;
+  std::string memory;  // --weights-memory: "", "huge-pages" or "mapped"
 };
 
-// Adds --params (required) and --param-names to a command.
+// Adds --params (required), --param-names and --weights-memory to a command.
 void AddWeightOptions(CLI::App* cmd, WeightArgs* args);
 
 // The names a --param-names file gives: a safetensors file's packed_params names, a `.json`

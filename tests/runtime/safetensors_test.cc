@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "pipesplit/runtime/io/weights.h"
 #include "pipesplit/runtime/kernels/elementwise.h"
 #include "tests/runtime/test_util.h"
 
@@ -116,6 +118,42 @@ TEST(SafetensorsTest, ViewsTheMappingAndCopiesMisalignedTensors) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(f.raw_data()) % 4, 0u);
   ExpectTensor(f, kF32, {1}, {3.5});
   ExpectTensor(h, kF16, {1}, {1});
+}
+
+// Weight files read into huge-page memory give the tensors a mapped file gives; files under
+// 2 MiB are always mapped.
+TEST(SafetensorsTest, HugePagesAndMappedFilesGiveTheSameTensors) {
+  const WeightMemory before = WeightMemoryMode();
+  std::vector<float> values(3 << 20 >> 2);  // 3 MiB of float32
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) * 0.25f;
+  Shape shape{static_cast<int64_t>(values.size())};
+  const std::vector<NamedTensor> big = {{"w", FromBytes(kF32, shape, values.data(),
+                                                          values.size() * sizeof(float))},
+                                        {"ids", I64({3}, {7, -8, 9})}};
+  const std::string path = TempPath("huge.safetensors");
+  WriteSafetensors(path, big, {});
+  std::vector<Tensor> read[2];
+  for (WeightMemory mode : {WeightMemory::kHugePages, WeightMemory::kMapped}) {
+    SetWeightMemoryMode(mode);
+    EXPECT_EQ(WeightMemoryMode(), mode);
+    const SafetensorsFile file = SafetensorsFile::Open(path);
+    read[static_cast<int>(mode)] = {file.Get("w"), file.Get("ids")};
+  }
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& a = read[0][i];
+    const Tensor& b = read[1][i];
+    ASSERT_EQ(a.nbytes(), b.nbytes());
+    EXPECT_EQ(0, std::memcmp(a.raw_data(), b.raw_data(), static_cast<size_t>(a.nbytes())));
+  }
+  EXPECT_EQ(0, std::memcmp(read[0][0].raw_data(), values.data(), values.size() * sizeof(float)));
+  // A small file in huge-page mode is mapped as it is.
+  SetWeightMemoryMode(WeightMemory::kHugePages);
+  const std::string small = TempPath("small.safetensors");
+  WriteSafetensors(small, SampleTensors(), {});
+  EXPECT_EQ(SafetensorsFile::Open(small).Get("ids").nbytes(), 24);
+  SetWeightMemoryMode(before);
+  std::remove(path.c_str());
+  std::remove(small.c_str());
 }
 
 TEST(SafetensorsTest, NamesFollowDataOffsets) {

@@ -11,6 +11,7 @@
 
 #include "pipesplit/runtime/tensor/half.h"
 #include "pipesplit/support/check.h"
+#include "src/runtime/kernels/parallel.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -447,39 +448,61 @@ void PagedKvCache::AttentionWithFusedQkv(int64_t layer_id, double sm_scale, cons
         }
       }
     }
-    // Causal attention of each new token over the sequence up to its position.
-    std::vector<float> scores;
-    std::vector<float> acc(dim);
-    for (int64_t i = 0; i < e.length; ++i) {
-      const int64_t pos = e.start + i;
-      const int64_t row = e.first_row + i;
-      for (int64_t h = 0; h < c.num_qo_heads; ++h) {
-        const std::vector<float> q = s.ReadHead(in, row, h, pos, true);
-        const int64_t kv_head = h / group;
-        scores.assign(pos + 1, 0.0f);
-        float max_score = -INFINITY;
-        for (int64_t j = 0; j <= pos; ++j) {
-          const int64_t k_base = s.Offset(seq.pages[j / c.page_size], 0, kv_head, j % c.page_size);
-          float dot = 0;
-          for (int64_t d = 0; d < dim; ++d) dot += q[d] * Load(s.storage, pages, k_base + d);
-          scores[j] = dot * static_cast<float>(sm_scale);
-          max_score = std::max(max_score, scores[j]);
+    // Causal attention of each new token over the sequence up to its position. Each kv head's
+    // keys and values are widened once into float rows, the keys transposed: the scores of
+    // all positions then accumulate side by side, each still summing its dims in order (the
+    // bits of a dot product taken one position at a time). Query heads run on the kernel
+    // threads; each writes its own output row, so the thread count changes no bit.
+    const int64_t len = e.start + e.length;
+    std::vector<float> keys(static_cast<size_t>(c.num_kv_heads * dim * len));
+    std::vector<float> values(static_cast<size_t>(c.num_kv_heads * len * dim));
+    for (int64_t h = 0; h < c.num_kv_heads; ++h) {
+      float* kt = keys.data() + h * dim * len;
+      float* v = values.data() + h * len * dim;
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t page = seq.pages[j / c.page_size];
+        const int64_t k_base = s.Offset(page, 0, h, j % c.page_size);
+        const int64_t v_base = s.Offset(page, 1, h, j % c.page_size);
+        for (int64_t d = 0; d < dim; ++d) {
+          kt[d * len + j] = Load(s.storage, pages, k_base + d);
+          v[j * dim + d] = Load(s.storage, pages, v_base + d);
         }
-        float sum = 0;
-        for (float& score : scores) {
-          score = std::exp(score - max_score);
-          sum += score;
-        }
-        std::fill(acc.begin(), acc.end(), 0.0f);
-        for (int64_t j = 0; j <= pos; ++j) {
-          const int64_t v_base = s.Offset(seq.pages[j / c.page_size], 1, kv_head, j % c.page_size);
-          for (int64_t d = 0; d < dim; ++d)
-            acc[d] += scores[j] * Load(s.storage, pages, v_base + d);
-        }
-        const int64_t o_base = (row * c.num_qo_heads + h) * dim;
-        for (int64_t d = 0; d < dim; ++d) Store(s.storage, o, o_base + d, acc[d] / sum);
       }
     }
+    const float scale = static_cast<float>(sm_scale);
+    detail::ParallelFor(e.length * c.num_qo_heads, [&](int64_t task) {
+      const int64_t i = task / c.num_qo_heads;
+      const int64_t h = task % c.num_qo_heads;
+      const int64_t pos = e.start + i;
+      const int64_t row = e.first_row + i;
+      const std::vector<float> q = s.ReadHead(in, row, h, pos, true);
+      const float* kt = keys.data() + (h / group) * dim * len;
+      const float* v = values.data() + (h / group) * len * dim;
+      std::vector<float> scores(static_cast<size_t>(pos + 1), 0.0f);
+      for (int64_t d = 0; d < dim; ++d) {
+        const float qd = q[d];
+        const float* kd = kt + d * len;
+        for (int64_t j = 0; j <= pos; ++j) scores[j] += qd * kd[j];
+      }
+      float max_score = -INFINITY;
+      for (float& score : scores) {
+        score *= scale;
+        max_score = std::max(max_score, score);
+      }
+      float sum = 0;
+      for (float& score : scores) {
+        score = std::exp(score - max_score);
+        sum += score;
+      }
+      std::vector<float> acc(static_cast<size_t>(dim), 0.0f);
+      for (int64_t j = 0; j <= pos; ++j) {
+        const float p = scores[j];
+        const float* vj = v + j * dim;
+        for (int64_t d = 0; d < dim; ++d) acc[d] += p * vj[d];
+      }
+      const int64_t o_base = (row * c.num_qo_heads + h) * dim;
+      for (int64_t d = 0; d < dim; ++d) Store(s.storage, o, o_base + d, acc[d] / sum);
+    });
   }
 }
 

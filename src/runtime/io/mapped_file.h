@@ -11,18 +11,24 @@
 
 namespace pipesplit::runtime {
 
-// A mapping, unmapped on destruction. An empty file maps to data == nullptr, size 0.
+// A file's bytes in memory, released on destruction: a read-only map of the file, or a copy
+// in anonymous memory (`region` and `region_size`: what to unmap). An empty file has
+// data == nullptr, size 0.
 struct MappedFile {
   const unsigned char* data = nullptr;
   size_t size = 0;
+  void* region = nullptr;
+  size_t region_size = 0;
   MappedFile() = default;
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
   ~MappedFile();
 };
 
-// Maps the regular file at `path` (page-aligned). On failure nullptr, and `*error` says why
-// ("cannot open: No such file or directory", "not a regular file", ...).
+// The regular file at `path` in memory, as WeightMemoryMode() says (weights.h): mapped
+// (page-aligned), or read into anonymous memory the kernel may back with 2 MiB pages. On
+// failure nullptr, and `*error` says why ("cannot open: No such file or directory", "not a
+// regular file", ...).
 std::shared_ptr<const MappedFile> MapFile(const std::string& path, std::string* error);
 
 // Writes `pieces` one after another to `path`, whole or not at all: into a temporary file next

@@ -50,10 +50,10 @@ struct ContractionProblem {
   uint8_t pad_nibble = 0;
 };
 
-// Floats of scratch ContractRows needs: a panel of 6 rows, the scales of 8 rows and the
-// accumulators of 4 x 6 outputs for every 4 rows of x.
+// Floats of scratch ContractRows needs: a panel slice of 6 rows of 512 floats, the scales of 8
+// rows and the accumulators of 4 x 6 outputs for every 4 rows of x.
 inline int64_t ContractionScratchFloats(const ContractionProblem& p) {
-  return 6 * p.kp + 8 * p.groups + (p.m + 3) / 4 * 4 * 6 * 16 + 64;
+  return 6 * 512 + 8 * p.groups + (p.m + 3) / 4 * 4 * 6 * 16 + 64;
 }
 
 // Signature of the per-instruction-set entry: out[i * ldo + (r - n0)] = the sum of row i of x
@@ -149,27 +149,13 @@ struct ContractionKernel {
       PS_CONTRACTION_UNROLL
       for (int j = 0; j < NR; ++j) acc[i][j] = V::Zero();
     }
-    // The weights stream from memory once: while this tile runs, the next tile's rows (NR
-    // rows after these, contiguous) and scales are fetched, a few cache lines per block.
-    const int64_t next_rows = std::min<int64_t>(NR, p.n - (r0 + NR));
-    const char* ahead = reinterpret_cast<const char*>(Q4Row(r0 + NR));
-    const char* ahead_scales =
-        static_cast<const char*>(p.scale) + (r0 + NR) * groups * (p.scale_half ? 2 : 4);
-    const int64_t ahead_lines = next_rows > 0 ? next_rows * p.w_stride * 4 / 64 : 0;
-    const int64_t scale_lines =
-        next_rows > 0 ? next_rows * groups * (p.scale_half ? 2 : 4) / 64 : 0;
-    const int64_t per_block = full > 0 ? (ahead_lines + scale_lines + full - 1) / full : 0;
+    // The weights stream from memory once: while this tile runs, the next one's are fetched.
+    const AheadPrefetch ahead = PrefetchAhead<WeightKind::kQ4>(r0 + NR, NR, full);
     // Whole blocks, a group (per_group blocks) at a time.
     for (int64_t g = 0, b = 0; b < full; ++g) {
       const int64_t end = std::min(full, b + per_group);
       for (; b < end; ++b) {
-        for (int64_t l = b * per_block; l < (b + 1) * per_block; ++l) {
-          if (l < ahead_lines) {
-            __builtin_prefetch(ahead + 64 * l);
-          } else if (l < ahead_lines + scale_lines) {
-            __builtin_prefetch(ahead_scales + 64 * (l - ahead_lines));
-          }
-        }
+        ahead.Step(b);
         PS_CONTRACTION_UNROLL
         for (int j = 0; j < NR; ++j) {
           V even, odd;
@@ -204,27 +190,90 @@ struct ContractionKernel {
     }
   }
 
-  // Row r of 4-bit weights widened into `dst` (kp floats in x's lane order); `scales`: room
-  // for `groups` floats.
-  void Q4Widen(int64_t r, float* dst, float* scales) const {
-    const int64_t blocks = p.kp / 32;
+  // Blocks [b0, b1) of row r of 4-bit weights widened into `dst` (32 floats a block, in x's
+  // lane order); `scales`: the row's scales as float32.
+  void Q4WidenSlice(int64_t r, int64_t b0, int64_t b1, float* dst, const float* scales) const {
     const int64_t per_group = p.group_size / 32;
     const V base = V::Load(p.base);
     const uint8_t* row = Q4Row(r);
-    Q4Scales<1>(r, scales);
-    for (int64_t g = 0, b = 0; b < blocks; ++g) {
-      const V table = V::Mul(base, V::Broadcast(scales[g]));
-      for (const int64_t end = std::min(blocks, b + per_group); b < end; ++b) {
-        V even, odd;
-        if ((b + 1) * 32 <= p.k) {
-          V::Nibbles(row + 16 * b, table, &even, &odd);
-        } else {
-          Q4PartialBlock(row, b, table, &even, &odd);
+    // The group of block b is b / per_group, found without a division per block.
+    int64_t g = b0 / per_group;
+    int64_t next_group = (g + 1) * per_group;
+    V table = V::Mul(base, V::Broadcast(scales[g]));
+    for (int64_t b = b0; b < b1; ++b) {
+      if (b == next_group) {
+        table = V::Mul(base, V::Broadcast(scales[++g]));
+        next_group += per_group;
+      }
+      V even, odd;
+      if ((b + 1) * 32 <= p.k) {
+        V::Nibbles(row + 16 * b, table, &even, &odd);
+      } else {
+        Q4PartialBlock(row, b, table, &even, &odd);
+      }
+      even.Store(dst + 32 * (b - b0));
+      odd.Store(dst + 32 * (b - b0) + 16);
+    }
+  }
+
+  // The cache lines of rows [r, r + count) of w and of their scales, asked for a few at a time
+  // over `steps` steps of a loop (Step(i) in step i), so that the next tile's weights arrive
+  // while this tile computes.
+  struct AheadPrefetch {
+    const char* rows = nullptr;
+    const char* scales = nullptr;
+    int64_t row_lines = 0;
+    int64_t scale_lines = 0;
+    int64_t per_step = 0;
+    // Always inlined: GCC finds a function that only prefetches free of side effects (pure)
+    // and drops the calls.
+    [[gnu::always_inline]] void Step(int64_t i) const {
+      for (int64_t l = i * per_step; l < (i + 1) * per_step; ++l) {
+        if (l < row_lines) {
+          __builtin_prefetch(rows + 64 * l);
+        } else if (l < row_lines + scale_lines) {
+          __builtin_prefetch(scales + 64 * (l - row_lines));
         }
-        even.Store(dst + 32 * b);
-        odd.Store(dst + 32 * b + 16);
       }
     }
+  };
+
+  template <WeightKind kKind>
+  AheadPrefetch PrefetchAhead(int64_t r, int64_t count, int64_t steps) const {
+    AheadPrefetch a;
+    count = std::min(count, p.n - r);
+    if (count <= 0 || steps <= 0) return a;
+    if constexpr (kKind == WeightKind::kQ4) {
+      const int64_t scale_bytes = p.scale_half ? 2 : 4;
+      a.rows = reinterpret_cast<const char*>(Q4Row(r));
+      a.row_lines = count * p.w_stride * 4 / 64;
+      a.scales = static_cast<const char*>(p.scale) + r * p.groups * scale_bytes;
+      a.scale_lines = count * p.groups * scale_bytes / 64;
+    } else {
+      a.rows = static_cast<const char*>(DenseRow<kKind>(r));
+      a.row_lines = count * p.w_stride * (kKind == WeightKind::kFloat32 ? 4 : 2) / 64;
+    }
+    a.per_step = (a.row_lines + a.scale_lines + steps - 1) / steps;
+    return a;
+  }
+
+  // Asks for rows [r, r + count) of w (and their scales) to be brought into the L2 cache.
+  template <WeightKind kKind>
+  [[gnu::always_inline]] void PrefetchRows(int64_t r, int64_t count) const {
+    if (count <= 0) return;
+    int64_t bytes = 0;
+    const char* start = nullptr;
+    if constexpr (kKind == WeightKind::kQ4) {
+      start = reinterpret_cast<const char*>(Q4Row(r));
+      bytes = count * p.w_stride * 4;
+      const int64_t scale_bytes = count * p.groups * (p.scale_half ? 2 : 4);
+      const char* scales = static_cast<const char*>(p.scale) + r * p.groups * (p.scale_half ? 2 : 4);
+      for (int64_t b = 0; b < scale_bytes; b += 64) __builtin_prefetch(scales + b, 0, 2);
+    } else {
+      start = static_cast<const char*>(DenseRow<kKind>(r));
+      bytes = count * p.w_stride * (kKind == WeightKind::kFloat32 ? 4 : 2);
+    }
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(start + b, 0, 2);
   }
 
   // ---- Dense weights.
@@ -280,7 +329,10 @@ struct ContractionKernel {
       PS_CONTRACTION_UNROLL
       for (int j = 0; j < NR; ++j) acc[i][j] = V::Zero();
     }
+    // The weights stream from memory once: while this tile runs, the next one's are fetched.
+    const AheadPrefetch ahead = PrefetchAhead<kKind>(r0 + NR, NR, steps);
     for (int64_t s = 0; s < steps; ++s) {
+      ahead.Step(s);
       PS_CONTRACTION_UNROLL
       for (int j = 0; j < NR; ++j) {
         const V w = s < full ? DenseLoad<kKind>(rows[j], s) : DenseStep<kKind>(rows[j], s);
@@ -295,20 +347,21 @@ struct ContractionKernel {
     }
   }
 
+  // Steps [s0, s1) of dense row r widened into `dst` (16 floats a step).
   template <WeightKind kKind>
-  void DenseWiden(int64_t r, float* dst) const {
+  void DenseWidenSlice(int64_t r, int64_t s0, int64_t s1, float* dst) const {
     const void* row = DenseRow<kKind>(r);
-    for (int64_t s = 0; s < p.kp / 16; ++s) DenseStep<kKind>(row, s).Store(dst + 16 * s);
+    for (int64_t s = s0; s < s1; ++s) DenseStep<kKind>(row, s).Store(dst + 16 * (s - s0));
   }
 
-  // ---- Panels: MR rows of x (from row i0) against NR rows of float32 (kp floats each), over
-  // the steps [s0, s1) of 16 lanes. The accumulators start at 0 (s0 == 0) or from `acc_mem`,
+  // ---- Panels: MR rows of x (from row i0) against NR rows of float32 (the steps [s0, s1) of
+  // 16 lanes, row j at panel + j * stride). The accumulators start at 0 (s0 == 0) or from `acc_mem`,
   // and go back to `acc_mem`, or summed into `out` after the last step (s1 == kp / 16): the
   // same fused multiply-adds in the same order as one pass over all steps.
 
   template <int MR, int NR>
-  void PanelTile(int64_t i0, const float* panel, int64_t s0, int64_t s1, float* acc_mem, float* out,
-                 int64_t ldo, int64_t col0) const {
+  void PanelTile(int64_t i0, const float* panel, int64_t stride, int64_t s0, int64_t s1,
+                 float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
     const int64_t kp = p.kp;
     const float* x = p.x + i0 * kp;
     V acc[MR][NR];
@@ -325,7 +378,7 @@ struct ContractionKernel {
       for (int i = 0; i < MR; ++i) xv[i] = V::Load(x + i * kp + 16 * s);
       PS_CONTRACTION_UNROLL
       for (int j = 0; j < NR; ++j) {
-        const V w = V::Load(panel + j * kp + 16 * s);
+        const V w = V::Load(panel + j * stride + 16 * (s - s0));
         PS_CONTRACTION_UNROLL
         for (int i = 0; i < MR; ++i) acc[i][j] = V::Fma(xv[i], w, acc[i][j]);
       }
@@ -365,35 +418,25 @@ struct ContractionKernel {
   }
 
   template <int MR>
-  void PanelCols(int64_t i0, int nr, const float* panel, int64_t s0, int64_t s1, float* acc_mem,
-                 float* out, int64_t ldo, int64_t col0) const {
+  void PanelCols(int64_t i0, int nr, const float* panel, int64_t stride, int64_t s0, int64_t s1,
+                 float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
     switch (nr) {
-      case 1:
-        return PanelTile<MR, 1>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 2:
-        return PanelTile<MR, 2>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 3:
-        return PanelTile<MR, 3>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 4:
-        return PanelTile<MR, 4>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 5:
-        return PanelTile<MR, 5>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
-      default:
-        return PanelTile<MR, 6>(i0, panel, s0, s1, acc_mem, out, ldo, col0);
+      case 1: return PanelTile<MR, 1>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 2: return PanelTile<MR, 2>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 3: return PanelTile<MR, 3>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 4: return PanelTile<MR, 4>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 5: return PanelTile<MR, 5>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      default: return PanelTile<MR, 6>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
     }
   }
 
-  void PanelRows(int64_t i0, int mr, int nr, const float* panel, int64_t s0, int64_t s1,
-                 float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
+  void PanelRows(int64_t i0, int mr, int nr, const float* panel, int64_t stride, int64_t s0,
+                 int64_t s1, float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
     switch (mr) {
-      case 1:
-        return PanelCols<1>(i0, nr, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 2:
-        return PanelCols<2>(i0, nr, panel, s0, s1, acc_mem, out, ldo, col0);
-      case 3:
-        return PanelCols<3>(i0, nr, panel, s0, s1, acc_mem, out, ldo, col0);
-      default:
-        return PanelCols<4>(i0, nr, panel, s0, s1, acc_mem, out, ldo, col0);
+      case 1: return PanelCols<1>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 2: return PanelCols<2>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 3: return PanelCols<3>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      default: return PanelCols<4>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
     }
   }
 
@@ -412,28 +455,35 @@ struct ContractionKernel {
           return DirectRows<kKind, 4>(n0, n1, out, ldo, scratch);
       }
     }
-    // Prefill: kPanelCols weight rows at a time are widened into a float32 panel, then every
-    // tile of kPanelRows rows of x runs over it, kStepsPerPass steps at a time so that the
-    // panel's and the x tile's slices stay in the L1 cache (the accumulators wait in memory).
+    // Prefill: kPanelCols weight rows at a time, kStepsPerPass steps of them at a time, are
+    // widened into a float32 panel slice that stays in the L1 cache while every tile of
+    // kPanelRows rows of x runs over it (the tiles' accumulators wait in memory between
+    // slices: the same fused multiply-adds in the same order as one pass).
     const int64_t steps = p.kp / 16;
+    constexpr int64_t kStride = kStepsPerPass * 16;
     float* panel = scratch;
-    float* scales = panel + kPanelCols * p.kp;
-    float* acc_mem = scales + p.groups;
+    float* scales = panel + kPanelCols * kStride;
+    float* acc_mem = scales + kPanelCols * p.groups;
     for (int64_t r = n0; r < n1; r += kPanelCols) {
       const int nr = static_cast<int>(std::min<int64_t>(kPanelCols, n1 - r));
-      for (int j = 0; j < nr; ++j) {
-        if constexpr (kKind == WeightKind::kQ4) {
-          Q4Widen(r + j, panel + j * p.kp, scales);
-        } else {
-          DenseWiden<kKind>(r + j, panel + j * p.kp);
-        }
+      if constexpr (kKind == WeightKind::kQ4) {
+        for (int j = 0; j < nr; ++j) Q4Scales<1>(r + j, scales + j * p.groups);
       }
+      // The next panel's rows come from memory while this one is multiplied.
+      PrefetchRows<kKind>(r + kPanelCols, std::min<int64_t>(kPanelCols, p.n - r - kPanelCols));
       for (int64_t s0 = 0; s0 < steps; s0 += kStepsPerPass) {
         const int64_t s1 = std::min(steps, s0 + kStepsPerPass);
+        for (int j = 0; j < nr; ++j) {
+          if constexpr (kKind == WeightKind::kQ4) {
+            Q4WidenSlice(r + j, s0 / 2, s1 / 2, panel + j * kStride, scales + j * p.groups);
+          } else {
+            DenseWidenSlice<kKind>(r + j, s0, s1, panel + j * kStride);
+          }
+        }
         for (int64_t i = 0; i < p.m; i += kPanelRows) {
           const int mr = static_cast<int>(std::min<int64_t>(kPanelRows, p.m - i));
           float* tile_acc = acc_mem + (i / kPanelRows) * (kPanelRows * kPanelCols * 16);
-          PanelRows(i, mr, nr, panel, s0, s1, tile_acc, out, ldo, r - n0);
+          PanelRows(i, mr, nr, panel, kStride, s0, s1, tile_acc, out, ldo, r - n0);
         }
       }
     }
