@@ -40,6 +40,7 @@ void KernelEmitter::EmitFastPath(const ir::PrimFuncNode& func, const FastContrac
     Line("ps_c.scale_dtype = " + type(dtype_of(c.scale_param)) + ";");
     Line("ps_c.group_size = " + IntLiteral(c.group_size) + ";");
     Line("ps_c.zero_point = " + DoubleLiteral(c.zero_point) + ";");
+    Line("ps_c.dequant_dtype = " + type(c.dequant) + ";");
   }
   Line("ps_c.product = " + type(c.product) + ";");
   Line("ps_c.num_epilogue = " + std::to_string(c.epilogue.size()) + ";");

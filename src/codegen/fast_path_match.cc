@@ -309,6 +309,10 @@ bool Matcher::MatchDequantize(const ir::PrimExpr& e) {
   }
   c_.group_size = *group;
   c_.zero_point = zero->value();
+  c_.dequant = mul->dtype();
+  if (c_.dequant.code() == DataType::Code::kBFloat || c_.dequant.bits() > 32) {
+    return Refuse("the weight is dequantized in " + c_.dequant.ToString());
+  }
   // Shapes: Wq [N, W] with 8 W >= K, S [N, G'] with G' >= ceil(K / G) (MLC pads a row to
   // whole groups).
   const auto& wq = word->buffer()->shape();
@@ -322,8 +326,8 @@ bool Matcher::MatchDequantize(const ir::PrimExpr& e) {
     return Refuse("the packed weight or its scales are not [N, >= K / 8] and [N, >= K / G]");
   }
   std::ostringstream d;
-  d << "4-bit w[N, K] (" << scale->buffer()->dtype().ToString() << " scales, group " << *group
-    << ", zero point " << zero->value() << ")";
+  d << "4-bit w[N, K] " << c_.dequant.ToString() << " (" << scale->buffer()->dtype().ToString()
+    << " scales, group " << *group << ", zero point " << zero->value() << ")";
   c_.description = d.str();
   return true;
 }

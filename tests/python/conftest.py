@@ -19,9 +19,9 @@ def cli():
     if not os.access(binary, os.X_OK):
         pytest.skip(f"the CLI is not built: {binary}")
 
-    def run(*args, check=True):
+    def run(*args, check=True, env=None):
         return subprocess.run([binary, *map(str, args)], capture_output=True, text=True,
-                              check=check)
+                              check=check, env=env)
     return run
 
 

@@ -58,6 +58,7 @@ struct Case {
   bool q4 = false;
   int64_t m = 1, n = 1, k = 16;
   PipesplitScalarType x_type = kF32, w_type = kF32, scale_type = kF16, product = kF32;
+  PipesplitScalarType dequant = {0, 0};  // float32
   int64_t group = 32;
   double zero = 7;
   std::vector<uint8_t> x, w, scale, y;
@@ -102,6 +103,7 @@ struct Case {
       c.scale_dtype = scale_type;
       c.group_size = group;
       c.zero_point = zero;
+      c.dequant_dtype = dequant;
     } else {
       c.w = w.data();
       c.w_dtype = w_type;
@@ -123,7 +125,8 @@ struct Case {
     const uint32_t q = (words[static_cast<size_t>(r * (k / 8) + kk / 8)] >> (4 * (kk % 8))) & 15;
     const float s =
         static_cast<float>(Decode(scale_type, scale, r * ((k + group - 1) / group) + kk / group));
-    return static_cast<double>((static_cast<float>(q) - static_cast<float>(zero)) * s);
+    const float w = (static_cast<float>(q) - static_cast<float>(zero)) * s;
+    return Same(dequant, kF16) ? f16::HalfToFloat(f16::FloatToHalf(w)) : w;
   }
 
   // Output (i, r) before the epilogue: the float64 sum, and the sum of |terms|.
@@ -185,6 +188,7 @@ TEST_F(ContractionTest, InstructionSetsAgreeBitForBit) {
     c.x_type = s.x;
     c.w_type = s.w;
     c.group = s.group ? s.group : 32;
+    if (s.q4 && s.m % 2 == 0) c.dequant = kF16;  // the weights rounded to float16 too
     c.product = kF32;
     c.Fill(static_cast<uint32_t>(s.m * 1000 + s.n * 10 + s.k));
     std::vector<uint8_t> reference;
@@ -201,17 +205,21 @@ TEST_F(ContractionTest, InstructionSetsAgreeBitForBit) {
   }
 }
 
-// Within float32 summation error of the float64 sum of the same (exactly widened) terms.
+// Within float32 summation error of the float64 sum of the same (exactly widened) terms; a
+// 4-bit weight dequantized in float16 is rounded to float16 first.
 TEST_F(ContractionTest, CloseToFloat64) {
-  for (bool q4 : {false, true}) {
+  for (int form = 0; form < 3; ++form) {  // float16, 4-bit, 4-bit dequantized in float16
+    const bool q4 = form > 0;
     Case c;
     c.q4 = q4;
+    if (form == 2) c.dequant = kF16;
+    SCOPED_TRACE("form " + std::to_string(form));
     c.m = 6;
     c.n = 40;
     c.k = 2048;
     c.x_type = kF16;
     c.w_type = kF16;
-    c.Fill(q4 ? 7 : 8);
+    c.Fill(7 + form);
     const std::vector<uint8_t> y = RunCase(c);
     for (int64_t i = 0; i < c.m; ++i) {
       for (int64_t r = 0; r < c.n; ++r) {
@@ -224,17 +232,50 @@ TEST_F(ContractionTest, CloseToFloat64) {
   }
 }
 
+// Float32 weights: each output is the kernel's own loop, acc = acc + x * w for k ascending,
+// each operation rounded (bit for bit, on every instruction set and thread count).
+TEST_F(ContractionTest, Float32WeightsSumInTheKernelsOrder) {
+  Case c;
+  c.m = 7;
+  c.n = 37;
+  c.k = 300;
+  c.x_type = kF32;
+  c.w_type = kF32;
+  c.Fill(21);
+  for (const std::string& isa : Isas()) {
+    SetContractionIsa(isa);
+    for (int threads : {1, 2}) {
+      SetNumThreads(threads);
+      const std::vector<uint8_t> y = RunCase(c);
+      for (int64_t i = 0; i < c.m; ++i) {
+        for (int64_t r = 0; r < c.n; ++r) {
+          float acc = 0.0f;
+          for (int64_t k = 0; k < c.k; ++k) {
+            // volatile: the product is rounded before the add (no contraction into an FMA)
+            volatile float product = static_cast<float>(Decode(kF32, c.x, i * c.k + k)) *
+                                     static_cast<float>(Decode(kF32, c.w, r * c.k + k));
+            acc = acc + product;
+          }
+          ASSERT_EQ(static_cast<float>(Decode(kF32, y, i * c.n + r)), acc)
+              << isa << " " << threads << " threads, output " << i << "," << r;
+        }
+      }
+    }
+  }
+}
+
 // Row i of a batch is what a batch of row i alone gives, on the direct path (m <= 4) and the
 // panel path alike, and for every thread count.
 TEST_F(ContractionTest, OutputsDependOnTheirOwnRowsOnly) {
-  for (bool q4 : {false, true}) {
+  for (int form = 0; form < 3; ++form) {  // float16 weights, 4-bit weights, float32 weights
+    const bool q4 = form == 1;
     Case all;
     all.q4 = q4;
     all.m = 11;
     all.n = 100;
     all.k = 320;
     all.x_type = kF16;
-    all.w_type = kF16;
+    all.w_type = form == 2 ? kF32 : kF16;
     all.Fill(3);
     const std::vector<uint8_t> batched = RunCase(all);
     SetNumThreads(2);

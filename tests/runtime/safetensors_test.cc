@@ -127,9 +127,9 @@ TEST(SafetensorsTest, HugePagesAndMappedFilesGiveTheSameTensors) {
   std::vector<float> values(3 << 20 >> 2);  // 3 MiB of float32
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) * 0.25f;
   Shape shape{static_cast<int64_t>(values.size())};
-  const std::vector<NamedTensor> big = {{"w", FromBytes(kF32, shape, values.data(),
-                                                          values.size() * sizeof(float))},
-                                        {"ids", I64({3}, {7, -8, 9})}};
+  const std::vector<NamedTensor> big = {
+      {"w", FromBytes(kF32, shape, values.data(), values.size() * sizeof(float))},
+      {"ids", I64({3}, {7, -8, 9})}};
   const std::string path = TempPath("huge.safetensors");
   WriteSafetensors(path, big, {});
   std::vector<Tensor> read[2];

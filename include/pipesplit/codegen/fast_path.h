@@ -50,6 +50,7 @@ struct FastContraction {
   int out_param = -1;
   int64_t group_size = 0;
   double zero_point = 0;
+  DataType dequant;  // the type the weight is dequantized in
   DataType product;  // the reduction's result type
   std::vector<FastEpilogueOp> epilogue;
   std::string description;

@@ -94,7 +94,8 @@ typedef const char* (*PipesplitKernelNamesFn)(void);
  * y[m, n] = epilogue(sum over k of x[m, k] * w[n, k]) for m < M, n < N, k < K, all tensors
  * dense and row-major: x is [M][K]; a dense w is [N][K]; a 4-bit w is [N][K/8] uint32 words,
  * element k of row n being bits 4*(k%8) .. 4*(k%8)+3 of word k/8, dequantized as
- * (q - zero_point) * scale[n][k / group_size] with scale [N][ceil(K/group_size)]. Rows of w
+ * (q - zero_point) * scale[n][k / group_size] with scale [N][ceil(K/group_size)], rounded to
+ * dequant_dtype (the type the kernel dequantizes in: float16 rounds it). Rows of w
  * and of the scales may be longer (w_row_stride words or elements, scale_row_stride scales;
  * 0: the lengths above): MLC pads a 4-bit row to whole groups. The sum is
  * rounded to `product` (the dtype the kernel's reduction writes), then each epilogue operation
@@ -139,6 +140,7 @@ typedef struct PipesplitContraction {
   int64_t scale_row_stride; /* scales from one row to the next; 0: ceil(K / group_size) */
   int64_t group_size;
   double zero_point;
+  PipesplitScalarType dequant_dtype; /* 4-bit: float 16 or 32 (0, 0: float 32) */
   PipesplitScalarType product;
   int32_t num_epilogue;
   PipesplitEpilogueOp epilogue[PIPESPLIT_MAX_EPILOGUE];

@@ -6,13 +6,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include "pipesplit/runtime/io/weights.h"
@@ -40,7 +39,8 @@ bool KernelOffersHugePages() {
 bool ReadIntoHugePages(int fd, size_t size, MappedFile* out, std::string* error) {
   // A 2 MiB-aligned start, so that every page of the copy can be a huge one.
   const size_t length = (size + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
-  void* region = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* region =
+      ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (region == MAP_FAILED) {
     *error = std::string("cannot allocate memory for it: ") + std::strerror(errno);
     return false;

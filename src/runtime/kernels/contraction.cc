@@ -138,6 +138,7 @@ int32_t Check(const PipesplitContraction& c, ContractionProblem* p, std::string*
       return PIPESPLIT_CONTRACT_DECLINED;
     }
     p->kp = (c.k + 15) / 16 * 16;
+    p->sequential = IsFloat32(c.product);
     p->w_stride = c.w_row_stride == 0 ? c.k : c.w_row_stride;
     if (p->w_stride < c.k) return Fail(error, "weight rows shorter than K");
   } else if (c.weight_format == PIPESPLIT_WEIGHT_Q4) {
@@ -149,6 +150,13 @@ int32_t Check(const PipesplitContraction& c, ContractionProblem* p, std::string*
     p->kind = WeightKind::kQ4;
     p->scale = c.scale;
     p->scale_half = IsHalf(c.scale_dtype);
+    if (c.dequant_dtype.code == 0 && c.dequant_dtype.bits == 0) {
+      p->round_half = false;
+    } else if (IsHalf(c.dequant_dtype) || IsFloat32(c.dequant_dtype)) {
+      p->round_half = IsHalf(c.dequant_dtype);
+    } else {
+      return PIPESPLIT_CONTRACT_DECLINED;
+    }
     p->group_size = c.group_size;
     const int64_t groups = (c.k + c.group_size - 1) / c.group_size;
     p->groups = c.scale_row_stride == 0 ? groups : c.scale_row_stride;

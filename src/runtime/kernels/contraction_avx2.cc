@@ -60,6 +60,22 @@ struct Vec256x2 {
     odd->hi = Lookup(_mm256_srli_epi32(w1, 4), table.lo, table.hi);
   }
   static float HalfToFloat(uint16_t h) { return _cvtsh_ss(h); }
+  static void Transpose16(Vec256x2 r[16]) {
+    alignas(64) float m[16][16];
+    for (int i = 0; i < 16; ++i) r[i].Store(m[i]);
+    alignas(64) float t[16][16];
+    for (int i = 0; i < 16; ++i) {
+      for (int j = 0; j < 16; ++j) t[j][i] = m[i][j];
+    }
+    for (int i = 0; i < 16; ++i) r[i] = Load(t[i]);
+  }
+  static Vec256x2 RoundHalf(Vec256x2 a) {
+    return {_mm256_cvtph_ps(_mm256_cvtps_ph(a.lo, _MM_FROUND_TO_NEAREST_INT)),
+            _mm256_cvtph_ps(_mm256_cvtps_ph(a.hi, _MM_FROUND_TO_NEAREST_INT))};
+  }
+  static Vec256x2 Add(Vec256x2 a, Vec256x2 b) {
+    return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)};
+  }
   static void WidenHalves(const uint16_t* src, float* dst, int64_t n) {
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -50,6 +50,34 @@ struct Vec512 {
     odd->v = _mm512_permutexvar_ps(_mm512_srli_epi32(wide, 4), table.v);
   }
   static float HalfToFloat(uint16_t h) { return _cvtsh_ss(h); }
+  static void Transpose16(Vec512 r[16]) {
+    __m512 t[16];
+    for (int i = 0; i < 16; i += 2) {
+      t[i] = _mm512_unpacklo_ps(r[i].v, r[i + 1].v);
+      t[i + 1] = _mm512_unpackhi_ps(r[i].v, r[i + 1].v);
+    }
+    __m512 u[16];
+    for (int i = 0; i < 16; i += 4) {
+      u[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int h = 0; h < 16; h += 8) {
+      for (int i = 0; i < 4; ++i) {
+        t[h + i] = _mm512_shuffle_f32x4(u[h + i], u[h + 4 + i], 0x88);
+        t[h + 4 + i] = _mm512_shuffle_f32x4(u[h + i], u[h + 4 + i], 0xdd);
+      }
+    }
+    for (int i = 0; i < 8; ++i) {
+      r[i].v = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+      r[i + 8].v = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+    }
+  }
+  static Vec512 RoundHalf(Vec512 a) {
+    return {_mm512_cvtph_ps(_mm512_cvtps_ph(a.v, _MM_FROUND_TO_NEAREST_INT))};
+  }
+  static Vec512 Add(Vec512 a, Vec512 b) { return {_mm512_add_ps(a.v, b.v)}; }
   static void WidenHalves(const uint16_t* src, float* dst, int64_t n) {
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {

@@ -6,6 +6,7 @@
 //
 // V provides:
 //   static V Zero();  static V Broadcast(float);  static V Load(const float*);  (16 floats)
+//   static V Add(V, V);
 //   static V LoadHalf(const uint16_t*);  static V LoadBFloat16(const uint16_t*);  (exact)
 //   void Store(float*) const;  static V Mul(V, V);  static V Fma(V a, V b, V c);  (a * b + c)
 //   static float Sum(V);  (lane j + j+8, then j + j+4, j + j+2, j + j+1)
@@ -15,6 +16,8 @@
 //   static void WidenHalves(const uint16_t* src, float* dst, int64_t n);  (exact)
 //   static void RoundHalves(float* v, int64_t n);  (to float16 precision, in place)
 //   static void NarrowHalves(const float* src, uint16_t* dst, int64_t n);
+//   static void Transpose16(V rows[16]);  (rows[i] lane j <-> rows[j] lane i)
+//   static V RoundHalf(V);  (each lane rounded to float16 precision, as f16::FloatToHalf does)
 #ifndef PIPESPLIT_SRC_RUNTIME_KERNELS_CONTRACTION_KERNEL_H_
 #define PIPESPLIT_SRC_RUNTIME_KERNELS_CONTRACTION_KERNEL_H_
 
@@ -41,6 +44,11 @@ struct ContractionProblem {
   // the group size is a multiple of 32.
   const void* scale = nullptr;
   bool scale_half = true;
+  // The dequantized weight is rounded to float16 (the kernel dequantizes in float16).
+  bool round_half = false;
+  // Dense weights summed in float32: each output sums its products one after another, as the
+  // kernel does (contraction_columns.h), instead of in 16 lanes.
+  bool sequential = false;
   int64_t groups = 0;
   int64_t group_size = 32;
   // The 16 dequantized values of a scale of 1: lane q = q - zero_point (float32).
@@ -52,8 +60,12 @@ struct ContractionProblem {
 
 // Floats of scratch ContractRows needs: a panel slice of 6 rows of 512 floats, the scales of 8
 // rows and the accumulators of 4 x 6 outputs for every 4 rows of x.
+// (Float32 weights: a transposed panel of 16 rows of 256 values of k and 16 accumulators for
+// every 4 rows of x, contraction_columns.h.)
 inline int64_t ContractionScratchFloats(const ContractionProblem& p) {
-  return 6 * 512 + 8 * p.groups + (p.m + 3) / 4 * 4 * 6 * 16 + 64;
+  const int64_t lanes = 6 * 512 + 8 * p.groups + (p.m + 3) / 4 * 4 * 6 * 16 + 64;
+  const int64_t columns = 16 * 256 + (p.m + 3) / 4 * 4 * 16 + 16;
+  return std::max(lanes, columns);
 }
 
 // Signature of the per-instruction-set entry: out[i * ldo + (r - n0)] = the sum of row i of x
@@ -104,6 +116,13 @@ struct ContractionKernel {
   }
 
   // ---- 4-bit weights.
+
+  // The 16 dequantized values of a group of scale `scale`: (q - zero_point) * scale, rounded
+  // to float16 when the kernel dequantizes in float16.
+  [[gnu::always_inline]] V Table(V base, float scale) const {
+    const V table = V::Mul(base, V::Broadcast(scale));
+    return p.round_half ? V::RoundHalf(table) : table;
+  }
 
   const uint8_t* Q4Row(int64_t r) const {
     return reinterpret_cast<const uint8_t*>(static_cast<const uint32_t*>(p.w) + r * p.w_stride);
@@ -159,8 +178,7 @@ struct ContractionKernel {
         PS_CONTRACTION_UNROLL
         for (int j = 0; j < NR; ++j) {
           V even, odd;
-          V::Nibbles(rows[j] + 16 * b, V::Mul(base, V::Broadcast(scales[j * groups + g])), &even,
-                     &odd);
+          V::Nibbles(rows[j] + 16 * b, Table(base, scales[j * groups + g]), &even, &odd);
           PS_CONTRACTION_UNROLL
           for (int i = 0; i < MR; ++i) {
             const float* xi = x + i * kp + b * 32;
@@ -174,8 +192,7 @@ struct ContractionKernel {
       const int64_t g = full / per_group;
       for (int j = 0; j < NR; ++j) {
         V even, odd;
-        Q4PartialBlock(rows[j], full, V::Mul(base, V::Broadcast(scales[j * groups + g])), &even,
-                       &odd);
+        Q4PartialBlock(rows[j], full, Table(base, scales[j * groups + g]), &even, &odd);
         for (int i = 0; i < MR; ++i) {
           const float* xi = x + i * kp + full * 32;
           acc[i][j] = V::Fma(V::Load(xi), even, acc[i][j]);
@@ -199,10 +216,10 @@ struct ContractionKernel {
     // The group of block b is b / per_group, found without a division per block.
     int64_t g = b0 / per_group;
     int64_t next_group = (g + 1) * per_group;
-    V table = V::Mul(base, V::Broadcast(scales[g]));
+    V table = Table(base, scales[g]);
     for (int64_t b = b0; b < b1; ++b) {
       if (b == next_group) {
-        table = V::Mul(base, V::Broadcast(scales[++g]));
+        table = Table(base, scales[++g]);
         next_group += per_group;
       }
       V even, odd;
@@ -267,7 +284,8 @@ struct ContractionKernel {
       start = reinterpret_cast<const char*>(Q4Row(r));
       bytes = count * p.w_stride * 4;
       const int64_t scale_bytes = count * p.groups * (p.scale_half ? 2 : 4);
-      const char* scales = static_cast<const char*>(p.scale) + r * p.groups * (p.scale_half ? 2 : 4);
+      const char* scales =
+          static_cast<const char*>(p.scale) + r * p.groups * (p.scale_half ? 2 : 4);
       for (int64_t b = 0; b < scale_bytes; b += 64) __builtin_prefetch(scales + b, 0, 2);
     } else {
       start = static_cast<const char*>(DenseRow<kKind>(r));
@@ -355,9 +373,9 @@ struct ContractionKernel {
   }
 
   // ---- Panels: MR rows of x (from row i0) against NR rows of float32 (the steps [s0, s1) of
-  // 16 lanes, row j at panel + j * stride). The accumulators start at 0 (s0 == 0) or from `acc_mem`,
-  // and go back to `acc_mem`, or summed into `out` after the last step (s1 == kp / 16): the
-  // same fused multiply-adds in the same order as one pass over all steps.
+  // 16 lanes, row j at panel + j * stride). The accumulators start at 0 (s0 == 0) or from
+  // `acc_mem`, and go back to `acc_mem`, or summed into `out` after the last step (s1 == kp / 16):
+  // the same fused multiply-adds in the same order as one pass over all steps.
 
   template <int MR, int NR>
   void PanelTile(int64_t i0, const float* panel, int64_t stride, int64_t s0, int64_t s1,
@@ -421,22 +439,32 @@ struct ContractionKernel {
   void PanelCols(int64_t i0, int nr, const float* panel, int64_t stride, int64_t s0, int64_t s1,
                  float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
     switch (nr) {
-      case 1: return PanelTile<MR, 1>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 2: return PanelTile<MR, 2>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 3: return PanelTile<MR, 3>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 4: return PanelTile<MR, 4>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 5: return PanelTile<MR, 5>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      default: return PanelTile<MR, 6>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 1:
+        return PanelTile<MR, 1>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 2:
+        return PanelTile<MR, 2>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 3:
+        return PanelTile<MR, 3>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 4:
+        return PanelTile<MR, 4>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 5:
+        return PanelTile<MR, 5>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      default:
+        return PanelTile<MR, 6>(i0, panel, stride, s0, s1, acc_mem, out, ldo, col0);
     }
   }
 
   void PanelRows(int64_t i0, int mr, int nr, const float* panel, int64_t stride, int64_t s0,
                  int64_t s1, float* acc_mem, float* out, int64_t ldo, int64_t col0) const {
     switch (mr) {
-      case 1: return PanelCols<1>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 2: return PanelCols<2>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      case 3: return PanelCols<3>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
-      default: return PanelCols<4>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 1:
+        return PanelCols<1>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 2:
+        return PanelCols<2>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      case 3:
+        return PanelCols<3>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
+      default:
+        return PanelCols<4>(i0, nr, panel, stride, s0, s1, acc_mem, out, ldo, col0);
     }
   }
 
@@ -490,11 +518,26 @@ struct ContractionKernel {
   }
 };
 
+}  // namespace pipesplit::runtime::detail
+#include "src/runtime/kernels/contraction_columns.h"  // NOLINT(build/include_order)
+namespace pipesplit::runtime::detail {
+
 // The entries each instruction-set file defines with its V.
 template <class V>
 void ContractRowsWith(const ContractionProblem& p, int64_t n0, int64_t n1, float* out, int64_t ldo,
                       float* scratch) {
   const ContractionKernel<V> kernel{p};
+  if (p.sequential) {
+    const ColumnKernel<V> columns{p};
+    switch (p.kind) {
+      case WeightKind::kFloat16:
+        return columns.template Run<WeightKind::kFloat16>(n0, n1, out, ldo, scratch);
+      case WeightKind::kBFloat16:
+        return columns.template Run<WeightKind::kBFloat16>(n0, n1, out, ldo, scratch);
+      default:
+        return columns.template Run<WeightKind::kFloat32>(n0, n1, out, ldo, scratch);
+    }
+  }
   switch (p.kind) {
     case WeightKind::kFloat32:
       return kernel.template Run<WeightKind::kFloat32>(n0, n1, out, ldo, scratch);

@@ -3,6 +3,7 @@
 // files; the path on CPUs without them, and the reference the tests hold those to.
 #define PIPESPLIT_CONTRACTION_KERNEL_BODY
 #include <cmath>
+#include <utility>
 
 #include "pipesplit/support/float16_bits.h"
 #include "src/runtime/kernels/contraction_kernel.h"
@@ -59,6 +60,21 @@ struct Vec16 {
     }
   }
   static float HalfToFloat(uint16_t h) { return f16::HalfToFloat(h); }
+  static void Transpose16(Vec16 r[16]) {
+    for (int i = 0; i < 16; ++i) {
+      for (int j = i + 1; j < 16; ++j) std::swap(r[i].v[j], r[j].v[i]);
+    }
+  }
+  static Vec16 RoundHalf(const Vec16& a) {
+    Vec16 r;
+    for (int j = 0; j < 16; ++j) r.v[j] = f16::HalfToFloat(f16::FloatToHalf(a.v[j]));
+    return r;
+  }
+  static Vec16 Add(const Vec16& a, const Vec16& b) {
+    Vec16 r;
+    for (int j = 0; j < 16; ++j) r.v[j] = a.v[j] + b.v[j];
+    return r;
+  }
   static void WidenHalves(const uint16_t* src, float* dst, int64_t n) {
     for (int64_t i = 0; i < n; ++i) dst[i] = f16::HalfToFloat(src[i]);
   }

@@ -7,7 +7,7 @@
 class Module:
     # MLC's unscheduled q4f16_1 matmul (unpack, dequantize, multiply), batch rows, then a
     # residual add: the producers are inlined first.
-    # expect q4_unscheduled_add: fast: matmul x[M, K] float16 . 4-bit w[N, K] (float16 scales, group 32, zero point 7) -> float16; + [M, N] float16
+    # expect q4_unscheduled_add: fast: matmul x[M, K] float16 . 4-bit w[N, K] float16 (float16 scales, group 32, zero point 7) -> float16; + [M, N] float16
     @T.prim_func(private=True, s_tir=True)
     def q4_unscheduled_add(w: T.Buffer((64, 16), "uint32"), s: T.Buffer((64, 4), "float16"), x: T.Buffer(("batch_size", 1, 128), "float16"), res: T.Buffer((batch_size, 1, 64), "float16"), out: T.Buffer((batch_size, 1, 64), "float16")):
         batch_size = T.int32()
@@ -44,7 +44,7 @@ class Module:
 
     # dlight's CPU schedule of a decode matvec: parallel and vectorized spatial loops, the
     # reduction split with a predicate, a cast to float32 after it; symbolic rows split too.
-    # expect q4_dlight_cast: fast: matmul x[M, K] float16 . 4-bit w[N, K] (float16 scales, group 32, zero point 7) -> float16; cast float32
+    # expect q4_dlight_cast: fast: matmul x[M, K] float16 . 4-bit w[N, K] float16 (float16 scales, group 32, zero point 7) -> float16; cast float32
     @T.prim_func(private=True, s_tir=True)
     def q4_dlight_cast(w: T.Buffer(("vocab_size", 88), "uint32"), s: T.Buffer((vocab_size, 22), "float16"), x: T.Buffer((1, 1, 704), "float16"), out: T.Buffer((1, 1, vocab_size), "float32")):
         vocab_size = T.int32()

@@ -5,19 +5,26 @@
 // The arithmetic (the same on every instruction set, every thread count and every batch):
 //  1. Every operand is widened to float32 exactly: float16 and bfloat16 activations and
 //     weights; a 4-bit weight is (q - zero_point) * scale, each step one float32 operation
-//     (exact for q4f16_1: an integer below 16 times a float16 has at most 15 significant bits).
-//  2. Each output sums its K products in 16 float32 lanes with fused multiply-adds, each lane
-//     in ascending k: lane j takes k = 16b + j of every block b of 16 for dense weights, and
-//     k = 32b + 2j then 32b + 2j + 1 of every block b of 32 for 4-bit weights (the order the
-//     packed nibbles come in). Lanes that run past K add nothing.
-//  3. The 16 lanes are added pairwise: lane j + lane j+8, then j + j+4, j + j+2, j + j+1.
+//     (exact for q4f16_1: an integer below 16 times a float16 has at most 15 significant bits),
+//     rounded to float16 when the kernel dequantizes in float16 (the weight the module's own
+//     arithmetic multiplies by).
+//  2. Dense weights summed in float32 (the kernel's product type): each output sums its K
+//     products one after another, k ascending, each product rounded to float32 and added, as
+//     the kernel's own loop does (bit for bit its result). Other weights (4-bit, or summed in
+//     float16): each output sums its K products in 16 float32 lanes with fused multiply-adds,
+//     each lane in ascending k: lane j takes k = 16b + j of every block b of 16 for dense
+//     weights, and k = 32b + 2j then 32b + 2j + 1 of every block b of 32 for 4-bit weights
+//     (the order the packed nibbles come in). Lanes that run past K add nothing.
+//  3. (16 lanes) The lanes are added pairwise: lane j + lane j+8, then j + j+4, j + j+2,
+//     j + j+1.
 //  4. The sum is rounded to the kernel's product type, then the epilogue runs as the kernel
 //     writes it (each operation rounded to its type).
 // So an output depends on its own row of x and of w only: not on the other rows of the batch
 // (a request's results do not change with what it is batched with), not on how the rows are
 // cut among threads or tiles, and not on the instruction set (AVX-512, AVX2 and the portable
-// code agree bit for bit). Against the kernel's written arithmetic (float16 accumulators
-// rounded after every add, in MLC's CPU modules) the result is closer to the exact value.
+// code agree bit for bit). Float32 matmuls keep the kernel's bits; against a float16 kernel's
+// written arithmetic (accumulators rounded to float16 after every add, in MLC's CPU modules)
+// the result is far closer to the exact value.
 #ifndef PIPESPLIT_RUNTIME_KERNELS_CONTRACTION_H_
 #define PIPESPLIT_RUNTIME_KERNELS_CONTRACTION_H_
 
