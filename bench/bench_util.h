@@ -15,14 +15,33 @@
 #include <string>
 #include <vector>
 
+#include "pipesplit/ir/expr.h"
+#include "pipesplit/models/llama.h"
+#include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/transform/pass.h"
-#include "pipesplit/models/llama.h"
 
 extern char** environ;
 
 namespace pipesplit::bench {
+
+// MLC's phase 4 dump `mod` (no _metadata) made runnable on `groups` groups: cut between layers
+// by auto-pipeline-stages and split when groups > 1, and named by the _metadata function of
+// `phase5`, the memory-planned dump of the same model.
+inline ir::IRModule MlcPhase4ForGroups(ir::IRModule mod, const ir::IRModule& phase5, int groups) {
+  if (groups > 1) {
+    transform::PassContext ctx;
+    mod = transform::ParsePipeline("auto-pipeline-stages{stages=" + std::to_string(groups) +
+                                       "},pipeline-parallel-rewrite",
+                                   "bench")
+              ->Run(mod, ctx);
+  }
+  const ir::IRModule::Member* named = phase5.Find(runtime::kMlcMetadataFunction);
+  mod.Add(ir::Make<ir::GlobalVarNode>(runtime::kMlcMetadataFunction, named->gvar->struct_info()),
+          named->func);
+  return mod;
+}
 
 // The Llama example with `layers` layers and 8 stages after legalize-ops, as TVMScript (what
 // `pipesplit example llama-lowered --layers N --stages 8 --module-only` writes); cached.

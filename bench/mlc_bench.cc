@@ -17,6 +17,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/io/mlc_folder.h"
 #include "pipesplit/runtime/io/mlc_params.h"
@@ -70,17 +71,8 @@ const Loaded& Load(const Case& c) {
     slot->mod = Parse(Corpus() / c.model / c.module);
     const ir::IRModule::Member* metadata = slot->mod.Find(runtime::kMlcMetadataFunction);
     if (metadata == nullptr) {  // phase 4: cut, split, and named by phase 5's _metadata
-      const ir::IRModule phase5 = Parse(Corpus() / c.model / "cpu-pp1/debug-phase5.py");
-      transform::PassContext ctx;
-      slot->mod =
-          transform::ParsePipeline("auto-pipeline-stages{stages=" + std::to_string(c.groups) +
-                                       "},pipeline-parallel-rewrite",
-                                   "bench")
-              ->Run(slot->mod, ctx);
-      const ir::IRModule::Member* named = phase5.Find(runtime::kMlcMetadataFunction);
-      slot->mod.Add(
-          ir::Make<ir::GlobalVarNode>(runtime::kMlcMetadataFunction, named->gvar->struct_info()),
-          named->func);
+      slot->mod = bench::MlcPhase4ForGroups(
+          slot->mod, Parse(Corpus() / c.model / "cpu-pp1/debug-phase5.py"), c.groups);
     }
     codegen::BuildOptions build;
     build.cache_dir = (fs::temp_directory_path() / "pipesplit_mlc_bench_kernels").string();

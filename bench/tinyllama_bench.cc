@@ -10,8 +10,10 @@
 //  - weight_GB and GB/s: the bytes of the weights one decode step reads (every record of
 //    tensor-cache.json but the token embedding, of which a step reads one row per request)
 //    over the decode step's time;
-//  on 1 and 2 kernel threads, at batch 1 and 8, and on 2 groups (pipesplit's split of the
-//  phase 4 module, 2 batches in flight) against one group, 16 requests of 64 + 32 tokens.
+//  on 1 and 2 kernel threads, at batch 1 (MLC's memory-planned phase 5 module) and 8 (phase 4:
+//  phase 5's storage is planned for the folder's max_batch_size of 4), and on 2 groups
+//  (pipesplit's split of phase 4, 2 batches in flight) against one group, 16 requests of
+//  64 + 32 tokens, 8 a batch.
 // Beside them, llama.cpp 5b4ebc5 on the same machine kind and shape (../shared/spec/targets.md):
 // q4_0 one thread 98-104 tokens/s prefill and 35.7-36.2 ms/token decode, two threads 176-182
 // and 39-43; f16 24-30 and 117-128, two threads 53-57 and 51.
@@ -28,6 +30,7 @@
 #include <sstream>
 #include <string>
 
+#include "bench/bench_util.h"
 #include "pipesplit/codegen/codegen.h"
 #include "pipesplit/runtime/io/mlc_folder.h"
 #include "pipesplit/runtime/io/mlc_params.h"
@@ -60,11 +63,11 @@ struct Case {
 constexpr Case kCases[] = {
     {"tinyllama-q4f16_1", "debug-phase5.py", 1, 1, 1, 1, 1},
     {"tinyllama-q4f16_1", "debug-phase5.py", 1, 2, 1, 1, 1},
-    {"tinyllama-q4f16_1", "debug-phase5.py", 1, 1, 8, 8, 1},
-    {"tinyllama-q4f16_1", "debug-phase5.py", 1, 2, 8, 8, 1},
+    {"tinyllama-q4f16_1", "debug-phase4.py", 1, 1, 8, 8, 1},
+    {"tinyllama-q4f16_1", "debug-phase4.py", 1, 2, 8, 8, 1},
     {"tinyllama-q0f16", "debug-phase5.py", 1, 1, 1, 1, 1},
     {"tinyllama-q0f16", "debug-phase5.py", 1, 2, 1, 1, 1},
-    {"tinyllama-q4f16_1", "debug-phase5.py", 1, 1, 16, 8, 1},
+    {"tinyllama-q4f16_1", "debug-phase4.py", 1, 1, 16, 8, 1},
     {"tinyllama-q4f16_1", "debug-phase4.py", 2, 1, 16, 16, 2},
 };
 
@@ -77,7 +80,7 @@ ir::IRModule Parse(const fs::path& path) {
 
 // The model's folder with random weights, made once.
 fs::path Folder(const std::string& model) {
-  const fs::path folder = fs::temp_directory_path() / "pipesplit_bench_models" / model;
+  fs::path folder = fs::temp_directory_path() / "pipesplit_bench_models" / model;
   if (fs::exists(folder / "params_shard_0.bin")) return folder;
   fs::create_directories(folder);
   for (const auto& entry : fs::directory_iterator(Corpus() / model / "mlc")) {
@@ -123,17 +126,9 @@ const Loaded* Load(const Case& c) {
   slot = std::make_unique<Loaded>();
   const fs::path dump = Corpus() / c.model / "cpu-pp1";
   slot->mod = Parse(dump / c.module);
-  if (slot->mod.Find(runtime::kMlcMetadataFunction) == nullptr) {  // phase 4: cut and split
-    const ir::IRModule phase5 = Parse(dump / "debug-phase5.py");
-    transform::PassContext ctx;
-    slot->mod = transform::ParsePipeline("auto-pipeline-stages{stages=" + std::to_string(c.groups) +
-                                             "},pipeline-parallel-rewrite",
-                                         "bench")
-                    ->Run(slot->mod, ctx);
-    const ir::IRModule::Member* named = phase5.Find(runtime::kMlcMetadataFunction);
-    slot->mod.Add(
-        ir::Make<ir::GlobalVarNode>(runtime::kMlcMetadataFunction, named->gvar->struct_info()),
-        named->func);
+  if (slot->mod.Find(runtime::kMlcMetadataFunction) == nullptr) {
+    // Phase 4 (no memory plan: phase 5's storage is planned for the folder's batch of 4).
+    slot->mod = bench::MlcPhase4ForGroups(slot->mod, Parse(dump / "debug-phase5.py"), c.groups);
   }
   codegen::BuildOptions build;
   build.cache_dir = (fs::temp_directory_path() / "pipesplit_mlc_bench_kernels").string();
@@ -177,9 +172,10 @@ void BM_TinyLlama(benchmark::State& state) {
   options.batches_in_flight = c.in_flight;
   options.max_batch_size = c.max_batch;
   options.max_new_tokens = Quick() ? 8 : 32;
-  options.context_window_size = 512;
-  options.prefill_chunk_size = 64;
+  // A batch's prompts prefill in one step, so that its decode steps are decode only.
+  options.prefill_chunk_size = int64_t{64} * std::max(1, c.max_batch / c.in_flight);
   options.max_total_tokens = 128 * static_cast<int64_t>(c.requests);
+  options.context_window_size = std::max<int64_t>(512, options.prefill_chunk_size);
   double prefill = 0, step_ms = 0, decode_tps = 0, total_tps = 0;
   for (auto _ : state) {
     const runtime::GenerateResult r = runtime::Generate(*runtime::MakeThreadLauncher(), loaded->mod,

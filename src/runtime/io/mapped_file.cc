@@ -45,8 +45,9 @@ bool ReadIntoHugePages(int fd, size_t size, MappedFile* out, std::string* error)
     *error = std::string("cannot allocate memory for it: ") + std::strerror(errno);
     return false;
   }
-  auto* start = reinterpret_cast<unsigned char*>(
-      (reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage);
+  const size_t misalignment = reinterpret_cast<uintptr_t>(region) % kHugePage;
+  unsigned char* start =
+      static_cast<unsigned char*>(region) + (misalignment == 0 ? 0 : kHugePage - misalignment);
   ::madvise(start, length - kHugePage, MADV_HUGEPAGE);  // advice: failure changes no result
   size_t done = 0;
   while (done < size) {

@@ -21,6 +21,7 @@ template <class V>
 struct ColumnKernel {
   static constexpr int kRows = 4;           // rows of x per tile
   static constexpr int64_t kColSteps = 16;  // blocks of 16 k per slice: 256 values of k
+  static constexpr int64_t kAhead = 8;      // blocks a weight row is prefetched ahead
 
   const ContractionProblem& p;
 
@@ -32,13 +33,19 @@ struct ColumnKernel {
   // Block s (16 values of k) of rows [r, r + 16) transposed into panel[16][16] (rows past n and
   // values past K are 0).
   template <WeightKind kKind>
-  void Transpose(int64_t r, int64_t s, float* panel) const {
+  [[gnu::always_inline]] void Transpose(int64_t r, int64_t s, float* panel) const {
     const ContractionKernel<V> rows_of{p};
+    constexpr int64_t kBytes = kKind == WeightKind::kFloat32 ? 4 : 2;
     V rows[16];
     for (int j = 0; j < 16; ++j) {
-      rows[j] = r + j < p.n
-                    ? rows_of.template DenseStep<kKind>(rows_of.template DenseRow<kKind>(r + j), s)
-                    : V::Zero();
+      if (r + j >= p.n) {
+        rows[j] = V::Zero();
+        continue;
+      }
+      const void* row = rows_of.template DenseRow<kKind>(r + j);
+      // 16 rows stream at once: each is fetched kAhead blocks ahead of its reads.
+      __builtin_prefetch(static_cast<const char*>(row) + 16 * kBytes * (s + kAhead));
+      rows[j] = rows_of.template DenseStep<kKind>(row, s);
     }
     V::Transpose16(rows);
     for (int t = 0; t < 16; ++t) rows[t].Store(panel + 16 * t);

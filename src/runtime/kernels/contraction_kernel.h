@@ -98,9 +98,9 @@ extern const ContractionIsa kContractionPortable;
 
 template <class V>
 struct ContractionKernel {
-  // Rows of x taken at once when the weights are read in place (decode): each weight row is
-  // then dequantized once per tile of kDirectRows rows of x; more rows go through a panel.
-  static constexpr int kDirectRows = 4;
+  // Rows of x at most when the weights are read in place (decode batches): each weight row is
+  // dequantized in registers once for all of them; more rows go through a panel.
+  static constexpr int kDirectRows = 8;
   // The register tile over a panel: kPanelRows rows of x by kPanelCols rows of w.
   static constexpr int kPanelRows = 4;
   static constexpr int kPanelCols = 6;
@@ -175,15 +175,19 @@ struct ContractionKernel {
       const int64_t end = std::min(full, b + per_group);
       for (; b < end; ++b) {
         ahead.Step(b);
+        V even[NR], odd[NR];
         PS_CONTRACTION_UNROLL
         for (int j = 0; j < NR; ++j) {
-          V even, odd;
-          V::Nibbles(rows[j] + 16 * b, Table(base, scales[j * groups + g]), &even, &odd);
+          V::Nibbles(rows[j] + 16 * b, Table(base, scales[j * groups + g]), &even[j], &odd[j]);
+        }
+        PS_CONTRACTION_UNROLL
+        for (int i = 0; i < MR; ++i) {
+          const V xe = V::Load(x + i * kp + b * 32);
+          const V xo = V::Load(x + i * kp + b * 32 + 16);
           PS_CONTRACTION_UNROLL
-          for (int i = 0; i < MR; ++i) {
-            const float* xi = x + i * kp + b * 32;
-            acc[i][j] = V::Fma(V::Load(xi), even, acc[i][j]);
-            acc[i][j] = V::Fma(V::Load(xi + 16), odd, acc[i][j]);
+          for (int j = 0; j < NR; ++j) {
+            acc[i][j] = V::Fma(xe, even[j], acc[i][j]);
+            acc[i][j] = V::Fma(xo, odd[j], acc[i][j]);
           }
         }
       }
@@ -429,7 +433,7 @@ struct ContractionKernel {
 
   template <WeightKind kKind, int MR>
   void DirectRows(int64_t n0, int64_t n1, float* out, int64_t ldo, float* scratch) const {
-    constexpr int kWide = MR == 1 ? 8 : 4;
+    constexpr int kWide = MR == 1 ? 8 : MR <= 4 ? 4 : 2;
     int64_t r = n0;
     for (; r + kWide <= n1; r += kWide) DirectTile<kKind, MR, kWide>(r, out, ldo, r - n0, scratch);
     for (; r < n1; ++r) DirectTile<kKind, MR, 1>(r, out, ldo, r - n0, scratch);
@@ -479,8 +483,16 @@ struct ContractionKernel {
           return DirectRows<kKind, 2>(n0, n1, out, ldo, scratch);
         case 3:
           return DirectRows<kKind, 3>(n0, n1, out, ldo, scratch);
-        default:
+        case 4:
           return DirectRows<kKind, 4>(n0, n1, out, ldo, scratch);
+        case 5:
+          return DirectRows<kKind, 5>(n0, n1, out, ldo, scratch);
+        case 6:
+          return DirectRows<kKind, 6>(n0, n1, out, ldo, scratch);
+        case 7:
+          return DirectRows<kKind, 7>(n0, n1, out, ldo, scratch);
+        default:
+          return DirectRows<kKind, 8>(n0, n1, out, ldo, scratch);
       }
     }
     // Prefill: kPanelCols weight rows at a time, kStepsPerPass steps of them at a time, are
