@@ -230,17 +230,19 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeade
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, exchange, state, watch, header, include_usage](size_t, httplib::DataSink& sink) {
+        // The events taken at once go out in one write: a client that reads slowly gets what
+        // has queued meanwhile, the failure's error event included, without a call per token.
         for (;;) {
+          std::string out;
+          bool finished = false;
           for (Exchange::Item& item : exchange->Take(kPoll)) {
             if (item.finish == FinishReason::kError) {
               const ApiError error{engine.state() == Engine::State::kFailed ? 500 : 503, item.error,
                                    ""};
-              const std::string tail = SseEvent(error.Json()) + "data: [DONE]\n\n";
+              out += SseEvent(error.Json()) + "data: [DONE]\n\n";
               CancelAll(*exchange);
-              state->finished = true;
-              sink.write(tail.data(), tail.size());
-              sink.done();
-              return true;
+              finished = true;
+              break;
             }
             std::string text;
             std::vector<int32_t> tokens;
@@ -251,22 +253,25 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeade
               if (decoder && item.finish != FinishReason::kStop) text = decoder->Push(item.token);
             }
             if (tokens.empty() && item.finish == FinishReason::kNone) continue;
-            const std::string event = SseEvent(StreamChunk(
-                header, item.choice, text, tokens, item.finish, !state->started[item.choice]));
+            out += SseEvent(StreamChunk(header, item.choice, text, tokens, item.finish,
+                                        !state->started[item.choice]));
             state->started[item.choice] = true;
-            if (!sink.write(event.data(), event.size())) return false;
             if (item.finish != FinishReason::kNone && exchange->End()) {
-              std::string tail;
               if (include_usage) {
-                tail = SseEvent(UsageChunk(header, state->prompt_tokens, state->completion_tokens));
+                out += SseEvent(UsageChunk(header, state->prompt_tokens, state->completion_tokens));
               }
-              tail += "data: [DONE]\n\n";
-              if (!sink.write(tail.data(), tail.size())) return false;
-              state->finished = true;
-              sink.done();
-              return true;
+              out += "data: [DONE]\n\n";
+              finished = true;
+              break;
             }
           }
+          if (finished) {
+            state->finished = true;  // the request is over, written in full or not
+            if (!sink.write(out.data(), out.size())) return false;
+            sink.done();
+            return true;
+          }
+          if (!out.empty() && !sink.write(out.data(), out.size())) return false;
           if (watch->Closed() || !sink.is_writable()) return false;
         }
       },

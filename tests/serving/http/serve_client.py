@@ -88,21 +88,22 @@ class Server:
             status, text = r.status, r.read().decode()
             c.close()
             return status, [json.loads(text)], False
-        events, done = [], False
+        # The events are parsed once the stream ends: a client that parses as it reads falls
+        # behind a fast model on a loaded machine.
+        data, done = [], False
         for raw in r:
             line = raw.decode().rstrip("\n")
             if not line:
                 continue
             assert line.startswith("data: "), line
-            data = line[len("data: "):]
-            if data == "[DONE]":
+            if line == "data: [DONE]":
                 done = True
                 break
-            events.append(json.loads(data))
-            if on_open is not None and len(events) == 1 and on_open(c):
-                return 200, events, False
+            data.append(line[len("data: "):])
+            if on_open is not None and len(data) == 1 and on_open(c):
+                return 200, [json.loads(data[0])], False
         c.close()
-        return 200, events, done
+        return 200, [json.loads(d) for d in data], done
 
     def metrics(self):
         """{name: value} of the unlabelled-by-group metrics, {name{group}: value} of the others."""
