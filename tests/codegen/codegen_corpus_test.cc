@@ -98,18 +98,12 @@ TEST(CodegenCorpus, EveryMlcDeployKernelRunsBoundsCheckedOnRandomInputs) {
         continue;
       }
       DataType dtype = (*buffer)->dtype();
-      std::vector<int64_t>& shape = shapes.emplace_back();
+      std::optional<std::vector<int64_t>> concrete = testing::ConcreteShape(
+          *buffer, [](const ir::TirVar& v) { return DimValue(v->name()); });
+      ASSERT_TRUE(concrete.has_value()) << name;
+      std::vector<int64_t>& shape = shapes.emplace_back(std::move(*concrete));
       int64_t elements = 1;
-      for (const ir::PrimExpr& dim : (*buffer)->shape()) {
-        ir::TirVarMap values;
-        for (const ir::TirVar& v : ir::FreeTirVars(dim)) {
-          values[v.get()] = ir::IntImm(DimValue(v->name()), v->dtype());
-        }
-        std::optional<int64_t> extent = ir::AsConstInt(ir::Simplify(ir::Substitute(dim, values)));
-        ASSERT_TRUE(extent.has_value()) << name;
-        shape.push_back(*extent);
-        elements *= *extent;
-      }
+      for (int64_t extent : shape) elements *= extent;
       std::vector<uint8_t>& bytes = storage.emplace_back(elements * dtype.bytes());
       Fill(bytes, dtype, rng);
       PipesplitKernelArg arg{};

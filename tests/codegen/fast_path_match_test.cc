@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -13,6 +12,7 @@
 
 #include "pipesplit/codegen/fast_path.h"
 #include "pipesplit/script/parser.h"
+#include "tests/codegen/kernel_test_util.h"
 #include "tests/mlc2026_corpus_dir.h"
 
 namespace pipesplit::codegen {
@@ -20,12 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadText;
 
 std::map<std::string, FastPathMatch> MatchAll(const ir::IRModule& mod) {
   std::map<std::string, FastPathMatch> out;

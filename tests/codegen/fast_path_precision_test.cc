@@ -10,11 +10,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <random>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,43 +31,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadText(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using testing::ReadText;
 
 // Values of a kernel's symbolic dims: the first seen 3 (rows), then 37 (a vocabulary: not a
 // multiple of any tile), then 5, 11.
-int64_t Eval(const ir::PrimExpr& e, std::map<const ir::TirVarNode*, int64_t>* vars) {
-  if (auto c = ir::AsConstInt(e)) return *c;
-  if (const auto* v = ir::As<ir::TirVarNode>(e)) {
-    auto it = vars->find(v);
-    if (it != vars->end()) return it->second;
-    static const int64_t kValues[] = {3, 37, 5, 11};
-    const int64_t value = kValues[vars->size() % 4];
-    (*vars)[v] = value;
-    return value;
-  }
-  const auto* b = ir::As<ir::BinaryNode>(e);
-  if (b == nullptr) throw std::runtime_error("shape expression");
-  const int64_t x = Eval(b->a(), vars);
-  const int64_t y = Eval(b->b(), vars);
-  switch (b->op()) {
-    case ir::BinaryOp::kAdd:
-      return x + y;
-    case ir::BinaryOp::kSub:
-      return x - y;
-    case ir::BinaryOp::kMul:
-      return x * y;
-    case ir::BinaryOp::kFloorDiv:
-      return x / y;
-    case ir::BinaryOp::kFloorMod:
-      return x % y;
-    default:
-      throw std::runtime_error("shape expression");
-  }
+int64_t DimValue(const ir::TirVar& v, std::map<const ir::TirVarNode*, int64_t>* vars) {
+  static const int64_t kValues[] = {3, 37, 5, 11};
+  return vars->try_emplace(v.get(), kValues[vars->size() % 4]).first->second;
 }
 
 struct Param {
@@ -98,7 +66,10 @@ std::vector<Param> MakeParams(const ir::PrimFuncNode& func, const FastContractio
     const ir::Buffer& b = *func.BufferOf(func.params()[i].get());
     Param p;
     p.dtype = b->dtype();
-    for (const ir::PrimExpr& d : b->shape()) p.shape.push_back(Eval(d, &vars));
+    std::optional<std::vector<int64_t>> shape =
+        testing::ConcreteShape(b, [&](const ir::TirVar& v) { return DimValue(v, &vars); });
+    if (!shape) throw std::runtime_error("a shape that does not fold to a constant");
+    p.shape = std::move(*shape);
     const size_t n = Count(p.shape);
     if (p.dtype == DataType::UInt(32)) {
       p.words.resize(n);

@@ -9,11 +9,15 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "pipesplit/codegen/codegen.h"
+#include "pipesplit/ir/arith.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/support/kernel_abi.h"
 
@@ -105,6 +109,29 @@ class KernelLibrary {
 inline std::string Build(const std::string& text, BuildOptions options = {}) {
   if (options.cache_dir.empty()) options.cache_dir = SharedCacheDir();
   return BuildKernelLibrary(script::ParseModule(text, "kernels.py"), options);
+}
+
+// The whole text of a file (empty when it cannot be read).
+inline std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The extents of `buffer` once each symbolic dim takes `dim_value(var)`, folded by the IR's
+// arithmetic; nullopt when an extent does not fold to a constant.
+inline std::optional<std::vector<int64_t>> ConcreteShape(
+    const ir::Buffer& buffer, const std::function<int64_t(const ir::TirVar&)>& dim_value) {
+  std::vector<int64_t> shape;
+  for (const ir::PrimExpr& dim : buffer->shape()) {
+    ir::TirVarMap values;
+    for (const ir::TirVar& v : ir::FreeTirVars(dim)) {
+      values[v.get()] = ir::IntImm(dim_value(v), v->dtype());
+    }
+    std::optional<int64_t> extent = ir::AsConstInt(ir::Simplify(ir::Substitute(dim, values)));
+    if (!extent) return std::nullopt;
+    shape.push_back(*extent);
+  }
+  return shape;
 }
 
 }  // namespace pipesplit::codegen::testing

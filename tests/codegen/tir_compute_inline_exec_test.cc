@@ -365,18 +365,12 @@ TEST(TirComputeInlineExec, ChangedMlcKernelsGiveTheSameBits) {
       const ir::Buffer* buffer = func->BufferOf(param.get());
       ASSERT_NE(buffer, nullptr) << name << ": a scalar parameter";
       DataType dtype = (*buffer)->dtype();
-      std::vector<int64_t>& shape = shapes.emplace_back();
+      std::optional<std::vector<int64_t>> concrete = testing::ConcreteShape(
+          *buffer, [](const ir::TirVar& v) { return CorpusDim(v->name()); });
+      ASSERT_TRUE(concrete.has_value()) << name;
+      std::vector<int64_t>& shape = shapes.emplace_back(std::move(*concrete));
       int64_t elements = 1;
-      for (const ir::PrimExpr& dim : (*buffer)->shape()) {
-        ir::TirVarMap values;
-        for (const ir::TirVar& v : ir::FreeTirVars(dim)) {
-          values[v.get()] = ir::IntImm(CorpusDim(v->name()), v->dtype());
-        }
-        std::optional<int64_t> extent = ir::AsConstInt(ir::Simplify(ir::Substitute(dim, values)));
-        ASSERT_TRUE(extent.has_value()) << name;
-        shape.push_back(*extent);
-        elements *= *extent;
-      }
+      for (int64_t extent : shape) elements *= extent;
       std::vector<uint8_t>& bytes = mine.emplace_back(elements * dtype.bytes());
       RandomBytes(&bytes, dtype, &rng);
       theirs.push_back(bytes);
