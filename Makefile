@@ -85,8 +85,10 @@ bench: build
 	$(BUILD_DIR)/bench/pipesplit_bench --benchmark_min_time=0.2
 	bench/serve_bench.sh $(BUILD_DIR)
 
+# Builds only what the demo runs (the tool and the Python module), not the tests.
 demo: deps
-	$(MAKE) build
+	$(MAKE) configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target pipesplit_demo
 	./examples/demo.sh $(BUILD_DIR)/pipesplit
 
 format:

@@ -1,15 +1,15 @@
-// Token generation (runtime/serve/generate.h) on the serving example Llama of the issue's
+// Token generation (serve/engine/generate.h) on the serving example Llama of the issue's
 // benchmark: 8 layers, hidden 512, 16 requests of 32 prompt tokens and 64 new tokens, one core
 // per group. Decode tokens/s of one group, of two groups with one batch in flight (MLC's
 // schedule) and of two groups with two batches in flight; BM_GenerateSpeedup runs the three
 // once each and reports the two speedups of the last one.
 #include <benchmark/benchmark.h>
 
-#include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
-#include "pipesplit/script/parser.h"
-#include "pipesplit/transform/pipeline_parallel_rewrite.h"
 #include "pipesplit/models/llama_serving.h"
+#include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/generate.h"
+#include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
 namespace pipesplit {
 namespace {
@@ -42,20 +42,20 @@ const ServingModel& Model() {
   return *model;
 }
 
-runtime::GenerateResult GenerateOnce(int groups, int batches_in_flight) {
+serve::GenerateResult GenerateOnce(int groups, int batches_in_flight) {
   const ServingModel& m = Model();
   runtime::InMemoryWeights weights(m.weights);
-  runtime::GenerateOptions options;
-  options.session.num_groups = groups;
-  options.session.threads_per_group = 1;
-  options.session.blas_threads_per_group = 1;
-  options.batches_in_flight = batches_in_flight;
+  serve::GenerateOptions options;
+  options.engine.session.num_groups = groups;
+  options.engine.session.threads_per_group = 1;
+  options.engine.session.blas_threads_per_group = 1;
+  options.engine.batches_in_flight = batches_in_flight;
   options.max_new_tokens = 64;
-  return runtime::Generate(*runtime::MakeThreadLauncher(), groups == 1 ? m.unsplit : m.split,
-                           weights, m.prompts, options);
+  return serve::Generate(*runtime::MakeThreadLauncher(), groups == 1 ? m.unsplit : m.split, weights,
+                         m.prompts, options);
 }
 
-double DecodeTokensPerSecond(const runtime::GenerateResult& r) {
+double DecodeTokensPerSecond(const serve::GenerateResult& r) {
   return static_cast<double>(r.decode_tokens) / r.decode_seconds;
 }
 
@@ -65,7 +65,7 @@ void BM_Generate(benchmark::State& state) {
   Model();  // built outside the timing
   double tokens_per_second = 0;
   for (auto _ : state) {
-    runtime::GenerateResult r = GenerateOnce(groups, batches);
+    serve::GenerateResult r = GenerateOnce(groups, batches);
     tokens_per_second = DecodeTokensPerSecond(r);
     state.SetIterationTime(r.seconds);
   }

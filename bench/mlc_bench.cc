@@ -22,8 +22,8 @@
 #include "pipesplit/runtime/io/mlc_folder.h"
 #include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/transform/pass.h"
 
 namespace pipesplit {
@@ -95,19 +95,19 @@ void BM_MlcGenerate(benchmark::State& state) {
   const Loaded& loaded = Load(c);
   std::vector<std::vector<int32_t>> prompts(1);
   for (int i = 0; i < 64; ++i) prompts[0].push_back(1 + (i * 37) % 500);
-  runtime::GenerateOptions options;
-  options.session.num_groups = c.groups;
-  options.session.threads_per_group = 1;
-  options.session.blas_threads_per_group = 1;
-  options.session.kernels = loaded.kernels;
+  serve::GenerateOptions options;
+  options.engine.session.num_groups = c.groups;
+  options.engine.session.threads_per_group = 1;
+  options.engine.session.blas_threads_per_group = 1;
+  options.engine.session.kernels = loaded.kernels;
   options.max_new_tokens = 32;
-  options.max_total_tokens = 256;
-  options.prefill_chunk_size = 64;
+  options.engine.kv_cache.max_total_tokens = 256;
+  options.engine.prefill_chunk_size = 64;
   double prefill = 0;
   double decode_ms = 0;
   for (auto _ : state) {
-    runtime::GenerateResult r = runtime::Generate(*runtime::MakeThreadLauncher(), loaded.mod,
-                                                  *loaded.weights, prompts, options);
+    serve::GenerateResult r = serve::Generate(*runtime::MakeThreadLauncher(), loaded.mod,
+                                              *loaded.weights, prompts, options);
     prefill = 64.0 / r.requests[0].first_token_seconds;
     decode_ms = 1e3 * r.decode_seconds / static_cast<double>(r.decode_tokens);
     state.SetIterationTime(r.seconds);

@@ -26,8 +26,8 @@
 #include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/kernels/create.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
 namespace pipesplit {
@@ -158,26 +158,26 @@ const ServingModel& Serving(int tensor_parallel) {
 
 // The first `requests` prompts, 32 new tokens each, on `groups` groups of `tp` workers (one
 // core per worker).
-runtime::GenerateResult GenerateOnce(int tp, int groups, int batches_in_flight, int requests) {
+serve::GenerateResult GenerateOnce(int tp, int groups, int batches_in_flight, int requests) {
   const ServingModel& m = Serving(tp);
   const std::vector<std::vector<int32_t>> prompts(m.prompts.begin(), m.prompts.begin() + requests);
   runtime::InMemoryWeights weights(m.weights);
-  runtime::GenerateOptions options;
-  options.session.num_groups = groups;
-  options.session.group_size = tp;
-  options.session.threads_per_group = tp;
-  options.session.blas_threads_per_group = tp;
-  options.batches_in_flight = batches_in_flight;
+  serve::GenerateOptions options;
+  options.engine.session.num_groups = groups;
+  options.engine.session.group_size = tp;
+  options.engine.session.threads_per_group = tp;
+  options.engine.session.blas_threads_per_group = tp;
+  options.engine.batches_in_flight = batches_in_flight;
   options.max_new_tokens = 32;
-  return runtime::Generate(*runtime::MakeThreadLauncher(), groups == 1 ? m.unsplit : m.split,
-                           weights, prompts, options);
+  return serve::Generate(*runtime::MakeThreadLauncher(), groups == 1 ? m.unsplit : m.split, weights,
+                         prompts, options);
 }
 
 void BM_TpDecode(benchmark::State& state) {
   const int tp = static_cast<int>(state.range(0));
   double step = 0;
   for (auto _ : state) {
-    runtime::GenerateResult r = GenerateOnce(tp, 1, 1, /*requests=*/4);
+    serve::GenerateResult r = GenerateOnce(tp, 1, 1, /*requests=*/4);
     step = r.decode_seconds / static_cast<double>(std::max<int64_t>(r.decode_steps, 1));
     state.SetIterationTime(step);
   }
@@ -198,10 +198,10 @@ void BM_TpServing(benchmark::State& state) {
   double decode_tokens_per_second = 0;
   double before_decode = 0;
   for (auto _ : state) {
-    runtime::GenerateResult r = tensor_parallel ? GenerateOnce(2, 1, 1, /*requests=*/16)
-                                                : GenerateOnce(1, 2, 2, /*requests=*/16);
+    serve::GenerateResult r = tensor_parallel ? GenerateOnce(2, 1, 1, /*requests=*/16)
+                                              : GenerateOnce(1, 2, 2, /*requests=*/16);
     int64_t tokens = 0;
-    for (const runtime::RequestOutput& o : r.requests) tokens += std::ssize(o.tokens);
+    for (const serve::RequestOutput& o : r.requests) tokens += std::ssize(o.tokens);
     tokens_per_second = static_cast<double>(tokens) / r.seconds;
     decode_tokens_per_second = static_cast<double>(r.decode_tokens) / r.decode_seconds;
     before_decode = r.seconds - r.decode_seconds;

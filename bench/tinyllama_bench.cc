@@ -35,8 +35,8 @@
 #include "pipesplit/runtime/io/mlc_folder.h"
 #include "pipesplit/runtime/io/mlc_params.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/transform/pass.h"
 
 namespace pipesplit {
@@ -164,22 +164,22 @@ void BM_TinyLlama(benchmark::State& state) {
   for (auto& p : prompts) {
     for (int i = 0; i < 64; ++i) p.push_back(1 + static_cast<int32_t>(rng() % 31999));
   }
-  runtime::GenerateOptions options;
-  options.session.num_groups = c.groups;
-  options.session.threads_per_group = c.threads;
-  options.session.blas_threads_per_group = 1;
-  options.session.kernels = loaded->kernels;
-  options.batches_in_flight = c.in_flight;
-  options.max_batch_size = c.max_batch;
+  serve::GenerateOptions options;
+  options.engine.session.num_groups = c.groups;
+  options.engine.session.threads_per_group = c.threads;
+  options.engine.session.blas_threads_per_group = 1;
+  options.engine.session.kernels = loaded->kernels;
+  options.engine.batches_in_flight = c.in_flight;
+  options.engine.max_batch_size = c.max_batch;
   options.max_new_tokens = Quick() ? 8 : 32;
   // A batch's prompts prefill in one step, so that its decode steps are decode only.
-  options.prefill_chunk_size = int64_t{64} * std::max(1, c.max_batch / c.in_flight);
-  options.max_total_tokens = 128 * static_cast<int64_t>(c.requests);
-  options.context_window_size = std::max<int64_t>(512, options.prefill_chunk_size);
+  options.engine.prefill_chunk_size = int64_t{64} * std::max(1, c.max_batch / c.in_flight);
+  options.engine.kv_cache.max_total_tokens = 128 * static_cast<int64_t>(c.requests);
+  options.engine.context_window_size = std::max<int64_t>(512, options.engine.prefill_chunk_size);
   double prefill = 0, step_ms = 0, decode_tps = 0, total_tps = 0;
   for (auto _ : state) {
-    const runtime::GenerateResult r = runtime::Generate(*runtime::MakeThreadLauncher(), loaded->mod,
-                                                        *loaded->weights, prompts, options);
+    const serve::GenerateResult r = serve::Generate(*runtime::MakeThreadLauncher(), loaded->mod,
+                                                    *loaded->weights, prompts, options);
     double first = 0;
     for (const auto& req : r.requests) first = std::max(first, req.first_token_seconds);
     prefill = 64.0 * c.requests / first;

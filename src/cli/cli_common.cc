@@ -1,11 +1,14 @@
 // File and option helpers of the pipesplit command-line tool.
 #include "src/cli/cli_common.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
+#include <thread>
 
+#include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/syntax.h"
@@ -61,6 +64,14 @@ int ReportCurrentException() {
   ErrorReport report = pipesplit::ReportCurrentException();
   std::fputs(report.text.c_str(), stderr);
   return report.exit_code;
+}
+
+void ApplyThreadsPerGroup(int flag, runtime::SessionOptions* options) {
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  options->threads_per_group = flag > 0 ? flag : std::max(1, cores / options->num_groups);
+  // PIPESPLIT_NUM_THREADS (threading.h) still decides when the flag is not given.
+  if (flag == 0 && std::getenv("PIPESPLIT_NUM_THREADS") != nullptr) options->threads_per_group = 0;
+  options->blas_threads_per_group = flag;
 }
 
 int WithLauncher(const std::string& transport, const std::function<int(runtime::Launcher&)>& body) {

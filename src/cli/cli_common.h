@@ -14,6 +14,7 @@
 namespace pipesplit::runtime {
 class KernelLibrary;
 class Launcher;
+struct SessionOptions;
 }  // namespace pipesplit::runtime
 
 namespace pipesplit::cli {
@@ -72,6 +73,12 @@ std::string BuildKernels(const ir::IRModule& mod, const KernelOptions& options);
 // module has no PrimFunc.
 std::shared_ptr<const runtime::KernelLibrary> LoadKernels(const ir::IRModule& mod,
                                                           const KernelOptions& options);
+
+// Sets the session's kernel and OpenBLAS threads per group from `--threads-per-group` (`flag`,
+// 0 when not given): the flag for both, else cores / groups for the kernels (or
+// PIPESPLIT_NUM_THREADS when set) and OpenBLAS left at 1, because sgemm's results depend on its
+// thread count. `options->num_groups` must be set.
+void ApplyThreadsPerGroup(int flag, runtime::SessionOptions* options);
 
 // Runs `body` on a launcher of `transport` ("threads" or "mpi") and shuts the launcher down.
 // Returns body's exit code, or the exit code of the error it threw (reported before the

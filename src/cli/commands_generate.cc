@@ -1,5 +1,5 @@
 // pipesplit generate: token generation from a module in MLC's serving form on worker groups
-// (runtime/serve/generate.h), optionally proven against the unsplit module (--verify).
+// (serve/engine/generate.h), optionally proven against the unsplit module (--verify).
 //
 // Steps:
 //   1. Load the module; split it with the pipeline-parallel rewrite when it is not split yet
@@ -24,8 +24,8 @@
 #include "pipesplit/runtime/io/npy.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
-#include "pipesplit/runtime/text/tokenizer.h"
+#include "pipesplit/serve/engine/generate.h"
+#include "pipesplit/serve/text/tokenizer.h"
 #include "pipesplit/support/check.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
@@ -44,25 +44,14 @@ struct GenerateArgs {
   std::string output;
   std::string dump_logits;
   int max_new_tokens = 16;
-  int groups = 0;
-  int group_size = 0;  // 0: the module's tensor_parallel_shards
-  std::string transport = "threads";
   std::string unsharded;  // --verify: also against the unsharded model
   double tolerance = 1e-5;
-  int batches_in_flight = 1;
-  int max_batch_size = 0;
   double temperature = 0;
   double top_p = 1;
   uint64_t seed = 0;
-  int threads_per_group = 1;
-  double timeout = 60;
-  std::string trace;
-  std::string timeline;
   bool verify = false;
-  KernelOptions kernels;
-  KvCacheArgs kv_cache;
-  // Whether the flag was given (else an MLC folder's config gives the default).
-  bool max_batch_size_given = false;
+  EngineArgs engine;
+  // Whether --top-p was given (else an MLC folder's config gives the default).
   bool top_p_given = false;
 };
 
@@ -120,10 +109,10 @@ void WriteText(const std::string& path, const std::string& text) {
 }
 
 // Step 3: what the run measured.
-void PrintStats(const runtime::GenerateResult& r, int groups) {
+void PrintStats(const serve::GenerateResult& r, int groups) {
   int64_t tokens = 0;
   double ttft_sum = 0, ttft_max = 0;
-  for (const runtime::RequestOutput& o : r.requests) {
+  for (const serve::RequestOutput& o : r.requests) {
     tokens += static_cast<int64_t>(o.tokens.size());
     ttft_sum += o.first_token_seconds;
     ttft_max = std::max(ttft_max, o.first_token_seconds);
@@ -150,9 +139,9 @@ void PrintStats(const runtime::GenerateResult& r, int groups) {
   std::printf("bubble fraction: %s\n", bubbles.c_str());
 }
 
-std::string ResultJson(const runtime::GenerateResult& r,
+std::string ResultJson(const serve::GenerateResult& r,
                        const std::vector<std::vector<int32_t>>& prompts,
-                       const runtime::text::Tokenizer* tokenizer) {
+                       const serve::text::Tokenizer* tokenizer) {
   nlohmann::json requests = nlohmann::json::array();
   for (size_t i = 0; i < r.requests.size(); ++i) {
     requests.push_back({{"prompt_tokens", prompts[i].size()},
@@ -170,32 +159,12 @@ std::string ResultJson(const runtime::GenerateResult& r,
   return out.dump(1) + "\n";
 }
 
-// Step 2: the defaults an MLC folder's mlc-chat-config.json gives: the running requests
-// (model_config.max_batch_size) and the KV cache's sizes (context window, prefill chunk), and
-// top_p for sampling (generation stays greedy unless --temperature is given). Its stop tokens
-// are not used yet: generation stops after --max-new-tokens.
-void ApplyChatConfig(const runtime::MlcChatConfig& config, const GenerateArgs& args,
-                     runtime::GenerateOptions* options) {
-  if (!args.max_batch_size_given && config.max_batch_size.value_or(-1) > 0) {
-    options->max_batch_size = static_cast<int>(std::min<int64_t>(*config.max_batch_size, 1 << 20));
-  }
-  if (config.context_window_size.value_or(-1) > 0) {
-    options->context_window_size = *config.context_window_size;
-  }
-  if (config.prefill_chunk_size.value_or(-1) > 0) {
-    options->prefill_chunk_size = *config.prefill_chunk_size;
-  }
-  if (!args.top_p_given && config.top_p && *config.top_p > 0 && *config.top_p <= 1) {
-    options->sampling.top_p = *config.top_p;
-  }
-}
-
 // Step 3: the logits each step sampled from, float32 [requests, steps, vocab]; a request with
 // fewer steps than the longest is padded with NaN.
-runtime::Tensor LogitsTensor(const runtime::GenerateResult& r) {
+runtime::Tensor LogitsTensor(const serve::GenerateResult& r) {
   int64_t steps = 0;
   int64_t vocab = 0;
-  for (const runtime::RequestOutput& o : r.requests) {
+  for (const serve::RequestOutput& o : r.requests) {
     steps = std::max<int64_t>(steps, static_cast<int64_t>(o.logits.size()));
     if (!o.logits.empty()) vocab = static_cast<int64_t>(o.logits[0].size());
   }
@@ -218,17 +187,17 @@ runtime::Tensor LogitsTensor(const runtime::GenerateResult& r) {
 // `single`'s) and requires the same token ids and logits within args.tolerance.
 bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weights,
                      const std::vector<std::vector<int32_t>>& prompts,
-                     runtime::GenerateOptions single, const runtime::GenerateResult& result) {
+                     serve::GenerateOptions single, const serve::GenerateResult& result) {
   ir::IRModule mod = LoadModule(args.unsharded);
   runtime::CheckWeightTypes(mod, weights);
-  single.session.group_size = 1;
-  single.session.kernels = LoadKernels(mod, args.kernels);
-  runtime::GenerateResult reference =
-      runtime::Generate(*runtime::MakeThreadLauncher(), mod, weights, prompts, single);
+  single.engine.session.group_size = 1;
+  single.engine.session.kernels = LoadKernels(mod, args.engine.kernels);
+  serve::GenerateResult reference =
+      serve::Generate(*runtime::MakeThreadLauncher(), mod, weights, prompts, single);
   double max_diff = 0;
   for (size_t q = 0; q < prompts.size(); ++q) {
-    const runtime::RequestOutput& a = reference.requests[q];
-    const runtime::RequestOutput& b = result.requests[q];
+    const serve::RequestOutput& a = reference.requests[q];
+    const serve::RequestOutput& b = result.requests[q];
     if (a.tokens != b.tokens) {
       std::fprintf(stderr, "error: request %zu: the unsharded model (%s) generates other tokens\n",
                    q, args.unsharded.c_str());
@@ -252,10 +221,10 @@ bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weig
 
 int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   ir::IRModule loaded = LoadModuleForWeights(args.module, args.weights);
-  auto [mod, groups, group_size] =
-      ServingModuleForGroups(loaded, args.groups, args.group_size, launcher, "generate");  // 1
-  if (args.verify &&
-      !runtime::AnalyzeEntry(loaded, runtime::serve_fn::kBatchDecode).stages.empty()) {
+  const ServingGroups shape = ServingModuleForGroups(loaded, args.engine.groups,
+                                                     args.engine.group_size, launcher, "generate");
+  const ir::IRModule& mod = shape.module;  // step 1
+  if (args.verify && !runtime::AnalyzeEntry(loaded, serve::serve_fn::kBatchDecode).stages.empty()) {
     throw runtime::RuntimeError(
         fmt::format("--verify runs the unsplit module on one group, and {} is split already "
                     "(its stage functions come with it, as in MLC's own multi-stage builds): "
@@ -263,7 +232,7 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
                     args.module));
   }
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);  // step 2
-  std::unique_ptr<runtime::text::Tokenizer> tokenizer =
+  std::unique_ptr<serve::text::Tokenizer> tokenizer =
       LoadTokenizer(args.tokenizer, args.weights.params, opened.chat_config);
   std::vector<std::vector<int32_t>> prompts;
   if (!args.prompt_texts.empty()) {
@@ -281,45 +250,39 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);  // the split module's stages too
 
-  runtime::GenerateOptions options;
-  options.session.num_groups = groups;
-  options.session.group_size = group_size;
-  options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
-  options.session.kernels = LoadKernels(mod, args.kernels);
-  options.session.threads_per_group = args.threads_per_group;
-  options.session.blas_threads_per_group = args.threads_per_group;
-  options.batches_in_flight = args.batches_in_flight;
+  // Step 2: an MLC folder's mlc-chat-config.json gives the defaults of the running requests
+  // (model_config.max_batch_size), the KV cache's sizes (context window, prefill chunk) and
+  // top_p (generation stays greedy unless --temperature is given). Its stop tokens are not
+  // used: generation stops after --max-new-tokens.
+  const std::optional<runtime::MlcChatConfig>& config = opened.chat_config;
+  serve::GenerateOptions options;
+  options.engine = EngineOptionsOf(args.engine, shape, config, /*default_max_batch_size=*/0);
   options.max_new_tokens = args.max_new_tokens;
-  options.max_batch_size = args.max_batch_size;
   options.sampling = {args.temperature, args.top_p, args.seed};
-  if (opened.chat_config) ApplyChatConfig(*opened.chat_config, args, &options);
-  const runtime::KvCacheBudget budget = KvCacheBudgetOf(args.kv_cache);
-  options.max_total_tokens = budget.max_total_tokens;
-  options.kv_cache_memory = budget.memory_bytes;
-  if (args.kv_cache.prefill_chunk_size > 0) {
-    options.prefill_chunk_size = args.kv_cache.prefill_chunk_size;
+  if (!args.top_p_given && config && config->top_p && *config->top_p > 0 && *config->top_p <= 1) {
+    options.sampling.top_p = *config->top_p;
   }
-  options.keep_logits = args.verify || !args.dump_logits.empty();
-  const bool show_progress = !args.kernels.quiet && isatty(STDERR_FILENO);
+  options.engine.keep_logits = args.verify || !args.dump_logits.empty();
+  const bool show_progress = !args.engine.kernels.quiet && isatty(STDERR_FILENO);
   if (show_progress) {
-    options.progress = [](int64_t tokens, double seconds) {
+    options.engine.progress = [](int64_t tokens, double seconds) {
       std::fprintf(stderr, "\r%lld tokens, %.1f tokens/s", static_cast<long long>(tokens),
                    static_cast<double>(tokens) / std::max(seconds, 1e-9));
     };
   }
 
-  runtime::GenerateResult result = runtime::Generate(launcher, mod, weights, prompts, options);
+  serve::GenerateResult result = serve::Generate(launcher, mod, weights, prompts, options);
   if (show_progress) std::fprintf(stderr, "\n");
   if (!result.holds_outputs) return 0;
   std::printf("%s\n", DescribeKvCache(result.cache).c_str());
-  PrintStats(result, groups);
-  if (!args.trace.empty()) {
-    WriteText(args.trace, runtime::ChromeTraceJson(result.trace));
-    std::printf("wrote trace to %s\n", args.trace.c_str());
+  PrintStats(result, shape.num_groups);
+  if (!args.engine.trace.empty()) {
+    WriteText(args.engine.trace, runtime::ChromeTraceJson(result.trace));
+    std::printf("wrote trace to %s\n", args.engine.trace.c_str());
   }
-  if (!args.timeline.empty()) {
-    WriteText(args.timeline, runtime::TimelineSvg(result.trace));
-    std::printf("wrote timeline to %s\n", args.timeline.c_str());
+  if (!args.engine.timeline.empty()) {
+    WriteText(args.engine.timeline, runtime::TimelineSvg(result.trace));
+    std::printf("wrote timeline to %s\n", args.engine.timeline.c_str());
   }
   if (tokenizer) {
     for (size_t i = 0; i < result.requests.size(); ++i) {
@@ -335,24 +298,26 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
   if (args.verify) {
     // The unsplit reference, on the process holding the split run's outputs (after it, so no
     // MPI rank waits for its commands while the reference runs).
-    runtime::GenerateOptions single = options;
-    single.session.num_groups = 1;
-    single.max_total_tokens = result.cache.max_total_tokens;  // the same pages, the same steps
-    single.kv_cache_memory = 0;
-    single.session.kernels = LoadKernels(loaded, args.kernels);
-    single.progress = nullptr;
-    runtime::GenerateResult reference =
-        runtime::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts, single);
-    std::string diff = runtime::CompareGenerations(reference, result);
+    serve::GenerateOptions single = options;
+    single.engine.session.num_groups = 1;
+    single.engine.kv_cache.max_total_tokens =
+        result.cache.max_total_tokens;  // the same pages, the same steps
+    single.engine.kv_cache.memory_bytes = 0;
+    single.engine.session.kernels = LoadKernels(loaded, args.engine.kernels);
+    single.engine.progress = nullptr;
+    serve::GenerateResult reference =
+        serve::Generate(*runtime::MakeThreadLauncher(), loaded, weights, prompts, single);
+    std::string diff = serve::CompareGenerations(reference, result);
     if (!diff.empty()) {
       std::fprintf(stderr, "error: split generation differs from unsplit: %s\n", diff.c_str());
       return 1;
     }
-    const std::string workers = group_size == 1 ? "" : fmt::format(" x {} workers", group_size);
+    const std::string workers =
+        shape.group_size == 1 ? "" : fmt::format(" x {} workers", shape.group_size);
     std::printf(
         "verified: %zu requests on %d groups%s give the unsplit token ids and logits bit for "
         "bit\n",
-        prompts.size(), groups, workers.c_str());
+        prompts.size(), shape.num_groups, workers.c_str());
     if (!args.unsharded.empty() && !VerifyUnsharded(args, weights, prompts, single, result)) {
       return 1;
     }
@@ -382,30 +347,12 @@ Runner AddGenerateCommand(CLI::App& app) {
   cmd->add_option("-o,--output", args->output, "the generated tokens (JSON)")->required();
   cmd->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate per prompt")
       ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--group-size", args->group_size,
-                  "workers per group, each holding a shard of a tensor-parallel module (default: "
-                  "the module's tensor_parallel_shards)")
-      ->check(CLI::Range(1, 4096));
   cmd->add_option("--unsharded", args->unsharded,
                   "with --verify: the same model without tensor parallelism, generated on one "
                   "worker; the same token ids and logits within --tolerance are required");
   cmd->add_option("--tolerance", args->tolerance,
                   "largest absolute logit difference allowed against --unsharded (default 1e-5)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
-      ->check(CLI::Range(1, 4096));
-  cmd->add_option("--transport", args->transport,
-                  "threads (in-process, default) or mpi (one worker per rank, under mpirun)")
-      ->check(CLI::IsMember({"threads", "mpi"}));
-  cmd->add_option("--batches-in-flight", args->batches_in_flight,
-                  "disjoint batches of requests kept in flight through the groups (default: 1, "
-                  "MLC's schedule)")
-      ->check(CLI::Range(1, 1024));
-  CLI::Option* max_batch_size =
-      cmd->add_option("--max-batch-size", args->max_batch_size,
-                      "requests running at once over all batches (default: an MLC folder's "
-                      "model_config.max_batch_size, else all)")
-          ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--temperature", args->temperature, "sampling temperature (default: 0, greedy)")
       ->check(CLI::NonNegativeNumber);
   CLI::Option* top_p =
@@ -413,27 +360,22 @@ Runner AddGenerateCommand(CLI::App& app) {
                       "nucleus sampling mass (default: an MLC folder's top_p, else 1)")
           ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--seed", args->seed, "sampling seed");
-  cmd->add_option("--threads-per-group", args->threads_per_group,
-                  "kernel and OpenBLAS threads of each group (default: 1)")
-      ->check(CLI::Range(1, 256));
-  cmd->add_option("--timeout", args->timeout,
-                  "seconds a worker waits for a message before failing (default: 60)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--trace", args->trace, "write the timeline in Chrome trace event format");
-  cmd->add_option("--timeline", args->timeline, "write the timeline as an SVG Gantt chart");
   cmd->add_option("--dump-logits", args->dump_logits,
                   "write the logits each step sampled from: a NumPy .npy file, float32, "
                   "requests x steps x vocab; a request that stopped early is padded with NaN");
   cmd->add_flag("--verify", args->verify,
                 "also generate unsplit on one group; require the same token ids and the same "
                 "logits bit for bit");
-  AddKvCacheOptions(cmd, &args->kv_cache,
-                    "every request at its full length, within 40% of the available memory");
-  AddKernelOptions(cmd, &args->kernels);
-  return [args, max_batch_size, top_p] {
-    args->max_batch_size_given = max_batch_size->count() > 0;
+  AddEngineOptions(
+      cmd, &args->engine,
+      {.max_batch_size_default = "all",
+       .kv_cache_default = "every request at its full length, within 40% of the available memory",
+       .mpi_note = "",
+       .trace = "write the timeline in Chrome trace event format",
+       .timeline = "write the timeline as an SVG Gantt chart"});
+  return [args, top_p] {
     args->top_p_given = top_p->count() > 0;
-    return WithLauncher(args->transport,
+    return WithLauncher(args->engine.transport,
                         [&](runtime::Launcher& launcher) { return GenerateOn(launcher, *args); });
   };
 }

@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "pipesplit/models/random_inputs.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/support/diagnostic.h"
 #include "src/cli/cli_common.h"
-#include "pipesplit/models/random_inputs.h"
 
 namespace pipesplit::cli {
 

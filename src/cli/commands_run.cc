@@ -53,15 +53,7 @@ void AddPipelineOptions(CLI::App* cmd, PipelineArgs* args) {
 void ApplyPipelineArgs(const PipelineArgs& args, runtime::SessionOptions* options) {
   options->num_microbatches = args.num_microbatches();
   options->max_in_flight = args.max_in_flight;
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  options->threads_per_group = args.threads_per_group > 0
-                                   ? args.threads_per_group
-                                   : std::max(1, cores / options->num_groups);
-  // PIPESPLIT_NUM_THREADS (threading.h) still decides when the flag is not given.
-  if (args.threads_per_group == 0 && std::getenv("PIPESPLIT_NUM_THREADS") != nullptr) {
-    options->threads_per_group = 0;
-  }
-  options->blas_threads_per_group = args.threads_per_group;
+  ApplyThreadsPerGroup(args.threads_per_group, options);
 }
 
 void WriteTextFile(const std::string& path, const std::string& text) {

@@ -32,7 +32,7 @@ ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_grou
     return shape;
   };
   std::vector<std::string> stages =
-      runtime::AnalyzeEntry(mod, runtime::serve_fn::kBatchDecode).stages;
+      runtime::AnalyzeEntry(mod, serve::serve_fn::kBatchDecode).stages;
   if (!stages.empty()) {
     runtime::GroupShape shape = form(static_cast<int>(stages.size()));
     return {mod, shape.num_groups, shape.group_size};
@@ -40,8 +40,8 @@ ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_grou
   ir::IRModule split = transform::RewritePipelineStages(mod);
   analysis::VerifyWellFormed(split);
   const int split_stages = std::max<int>(
-      1, static_cast<int>(
-             runtime::AnalyzeEntry(split, runtime::serve_fn::kBatchDecode).stages.size()));
+      1,
+      static_cast<int>(runtime::AnalyzeEntry(split, serve::serve_fn::kBatchDecode).stages.size()));
   const runtime::GroupShape shape = form(split_stages);
   if (shape.num_groups == 1) return {mod, 1, shape.group_size};
   if (shape.num_groups != split_stages) {
@@ -51,6 +51,8 @@ ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_grou
   }
   return {split, shape.num_groups, shape.group_size};
 }
+
+namespace {
 
 void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& default_phrase) {
   cmd->add_option("--max-total-tokens", args->max_total_tokens,
@@ -69,8 +71,70 @@ void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& defa
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
 }
 
-runtime::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args) {
-  runtime::KvCacheBudget budget;
+}  // namespace
+
+void AddEngineOptions(CLI::App* cmd, EngineArgs* args, const EngineHelp& help) {
+  cmd->add_option("--groups", args->groups, "worker groups (default: the module's stages)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--group-size", args->group_size,
+                  "workers per group, each holding a shard of a tensor-parallel module (default: "
+                  "the module's tensor_parallel_shards)")
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--transport", args->transport,
+                  "threads (in-process, default) or mpi (one worker per rank, under mpirun" +
+                      help.mpi_note + ")")
+      ->check(CLI::IsMember({"threads", "mpi"}));
+  cmd->add_option("--batches-in-flight", args->batches_in_flight,
+                  "disjoint batches of requests kept in flight through the groups (default: 1, "
+                  "MLC's schedule)")
+      ->check(CLI::Range(1, 1024));
+  cmd->add_option("--max-batch-size", args->max_batch_size,
+                  "requests running at once over all batches (default: an MLC folder's "
+                  "model_config.max_batch_size, else " +
+                      help.max_batch_size_default + ")")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  AddKvCacheOptions(cmd, &args->kv_cache, help.kv_cache_default);
+  cmd->add_option("--threads-per-group", args->threads_per_group,
+                  "kernel threads of each group, and OpenBLAS threads when given (default: cores "
+                  "/ groups for the kernels, OpenBLAS left at 1 because its results depend on "
+                  "its thread count)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", args->timeout,
+                  "seconds a worker waits for a message in a step before failing (default: 60)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--trace", args->trace, help.trace);
+  cmd->add_option("--timeline", args->timeline, help.timeline);
+  AddKernelOptions(cmd, &args->kernels);
+}
+
+serve::EngineOptions EngineOptionsOf(const EngineArgs& args, const ServingGroups& groups,
+                                     const std::optional<runtime::MlcChatConfig>& config,
+                                     int64_t default_max_batch_size) {
+  serve::EngineOptions options;
+  options.session.num_groups = groups.num_groups;
+  options.session.group_size = groups.group_size;
+  options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+  options.session.kernels = LoadKernels(groups.module, args.kernels);
+  ApplyThreadsPerGroup(args.threads_per_group, &options.session);
+  options.batches_in_flight = args.batches_in_flight;
+  options.max_batch_size = args.max_batch_size > 0 ? args.max_batch_size
+                           : config && config->max_batch_size.value_or(-1) > 0
+                               ? std::min<int64_t>(*config->max_batch_size, int64_t{1} << 20)
+                               : default_max_batch_size;
+  options.prefill_chunk_size =
+      args.kv_cache.prefill_chunk_size > 0                    ? args.kv_cache.prefill_chunk_size
+      : config && config->prefill_chunk_size.value_or(-1) > 0 ? *config->prefill_chunk_size
+                                                              : serve::kDefaultPrefillChunkSize;
+  if (config && config->context_window_size.value_or(-1) > 0) {
+    options.context_window_size = *config->context_window_size;
+  }
+  options.kv_cache = KvCacheBudgetOf(args.kv_cache);
+  options.record_trace = !args.trace.empty() || !args.timeline.empty();
+  return options;
+}
+
+serve::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args) {
+  serve::KvCacheBudget budget;
   budget.max_total_tokens = args.max_total_tokens;
   if (!args.kv_cache_memory.empty()) {
     std::optional<double> bytes = ParseQuantity(args.kv_cache_memory, {"B"});
@@ -83,7 +147,7 @@ runtime::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args) {
   return budget;
 }
 
-std::string DescribeKvCache(const runtime::EngineInfo& info) {
+std::string DescribeKvCache(const serve::EngineInfo& info) {
   return fmt::format(
       "kv cache: {} pages of {} tokens ({} tokens), at most {} per group ({}); a sequence holds "
       "at most {} tokens",
@@ -91,7 +155,7 @@ std::string DescribeKvCache(const runtime::EngineInfo& info) {
       FormatBytes(info.bytes_per_group), info.budget, info.max_sequence_length);
 }
 
-std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(
+std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::string& flag, const std::string& params,
     const std::optional<runtime::MlcChatConfig>& chat_config) {
   std::string path = flag;
@@ -101,7 +165,7 @@ std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(
     }
   }
   if (path.empty()) return nullptr;
-  return runtime::text::Tokenizer::Load(path);
+  return serve::text::Tokenizer::Load(path);
 }
 
 }  // namespace pipesplit::cli

@@ -1,6 +1,6 @@
 // What `generate` and `serve` share: the module for the groups (split by the
-// pipeline-parallel rewrite when it is not split yet) and the KV cache's flags
-// (--max-total-tokens, --kv-cache-memory, --prefill-chunk-size).
+// pipeline-parallel rewrite when it is not split yet) and the engine's flags, declared once
+// (groups, transport, batches, threads, timeout, trace, the KV cache's sizes, kernels).
 #ifndef PIPESPLIT_SRC_CLI_SERVING_ARGS_H_
 #define PIPESPLIT_SRC_CLI_SERVING_ARGS_H_
 
@@ -13,8 +13,9 @@
 
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/io/mlc_chat_config.h"
-#include "pipesplit/runtime/serve/engine.h"
-#include "pipesplit/runtime/text/tokenizer.h"
+#include "pipesplit/serve/engine/engine.h"
+#include "pipesplit/serve/text/tokenizer.h"
+#include "src/cli/cli_common.h"
 
 namespace pipesplit::runtime {
 class Launcher;
@@ -35,23 +36,57 @@ ServingGroups ServingModuleForGroups(const ir::IRModule& mod, int requested_grou
                                      int requested_group_size, const runtime::Launcher& launcher,
                                      const std::string& command);
 
+// The KV cache's flags (--max-total-tokens, --kv-cache-memory, --prefill-chunk-size).
 struct KvCacheArgs {
   int64_t max_total_tokens = 0;
   std::string kv_cache_memory;  // "1GiB"
   int64_t prefill_chunk_size = 0;
 };
-void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& default_phrase);
 // The budget of the flags (max_tokens_cap left 0); RuntimeError for a malformed size.
-runtime::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args);
+serve::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args);
+
+// The engine's flags, the same in `generate` and `serve`.
+struct EngineArgs {
+  int groups = 0;      // 0: the module's stages
+  int group_size = 0;  // 0: the module's tensor_parallel_shards
+  std::string transport = "threads";
+  int batches_in_flight = 1;
+  int64_t max_batch_size = 0;  // 0: an MLC folder's, else the command's default
+  int threads_per_group = 0;   // 0: ThreadsPerGroup's default
+  double timeout = 60;
+  std::string trace;
+  std::string timeline;
+  KvCacheArgs kv_cache;
+  KernelOptions kernels;
+};
+// What differs between the two commands' help.
+struct EngineHelp {
+  std::string max_batch_size_default;  // "all" / "64"
+  std::string kv_cache_default;        // the default budget, in words
+  std::string mpi_note;                // appended to mpi's description
+  std::string trace;
+  std::string timeline;
+};
+void AddEngineOptions(CLI::App* cmd, EngineArgs* args, const EngineHelp& help);
+
+// The engine's options the flags give for `mod` on `groups` (from ServingModuleForGroups):
+// the session (groups, workers, timeout, kernels, threads), batches in flight, the running
+// requests (the flag, else `config`'s model_config.max_batch_size, else
+// `default_max_batch_size`), the prefill chunk (the flag, else the config's, else
+// kDefaultPrefillChunkSize), the context window (the config's), the KV cache's budget and
+// whether to record a trace. RuntimeError for a malformed --kv-cache-memory.
+serve::EngineOptions EngineOptionsOf(const EngineArgs& args, const ServingGroups& groups,
+                                     const std::optional<runtime::MlcChatConfig>& config,
+                                     int64_t default_max_batch_size);
 
 // "kv cache: 1314 pages of 16 tokens (21024 tokens), at most 20.5 MiB per group (--max-total-
 // tokens 21000)".
-std::string DescribeKvCache(const runtime::EngineInfo& info);
+std::string DescribeKvCache(const serve::EngineInfo& info);
 
 // The tokenizer of `serve` and `generate`: the SentencePiece model at `flag` (--tokenizer),
 // else the tokenizer.model of the MLC folder `params` when its mlc-chat-config.json lists one;
 // null when neither gives one. RuntimeError naming the file when it cannot be read.
-std::unique_ptr<runtime::text::Tokenizer> LoadTokenizer(
+std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::string& flag, const std::string& params,
     const std::optional<runtime::MlcChatConfig>& chat_config);
 

@@ -1,8 +1,8 @@
-// pipesplit._core's generation: `pipesplit generate` from Python (runtime/serve/generate.h) on
+// pipesplit._core's generation: `pipesplit generate` from Python (serve/engine/generate.h) on
 // worker groups of threads. The module is unsplit (one group) or already split by the
 // pipeline-parallel rewrite (the Python layer splits it when asked for several groups). The GIL
 // is released while the workers run.
-#include "pipesplit/runtime/serve/generate.h"
+#include "pipesplit/serve/engine/generate.h"
 
 #include <pybind11/stl.h>
 
@@ -37,31 +37,31 @@ struct GenerateArgs {
 py::dict Generate(const ir::IRModule& mod, const py::object& params,
                   const std::vector<std::vector<int32_t>>& prompts, const GenerateArgs& args) {
   std::unique_ptr<runtime::WeightSource> weights = Weights(params);
-  runtime::GenerateResult result;
+  serve::GenerateResult result;
   int groups = 0;
   {
     py::gil_scoped_release release;
     std::unique_ptr<runtime::Launcher> launcher = runtime::MakeThreadLauncher();
-    const size_t stages = runtime::AnalyzeEntry(mod, runtime::serve_fn::kBatchDecode).stages.size();
+    const size_t stages = runtime::AnalyzeEntry(mod, serve::serve_fn::kBatchDecode).stages.size();
     groups = launcher->FormGroups({args.groups, 1}, std::max<int>(1, static_cast<int>(stages)))
                  .num_groups;
-    runtime::GenerateOptions options;
-    options.session.num_groups = groups;
-    options.session.group_size = 1;
-    options.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
-    options.session.kernels = LoadKernels(mod, args.cache_dir, args.check_bounds);
-    options.session.threads_per_group = args.threads_per_group;
-    options.session.blas_threads_per_group = args.threads_per_group;
-    options.batches_in_flight = args.batches_in_flight;
+    serve::GenerateOptions options;
+    options.engine.session.num_groups = groups;
+    options.engine.session.group_size = 1;
+    options.engine.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+    options.engine.session.kernels = LoadKernels(mod, args.cache_dir, args.check_bounds);
+    options.engine.session.threads_per_group = args.threads_per_group;
+    options.engine.session.blas_threads_per_group = args.threads_per_group;
+    options.engine.batches_in_flight = args.batches_in_flight;
     options.max_new_tokens = args.max_new_tokens;
-    options.max_batch_size = args.max_batch_size;
+    options.engine.max_batch_size = args.max_batch_size;
     options.sampling = {args.temperature, args.top_p, args.seed};
-    options.keep_logits = args.keep_logits;
-    result = runtime::Generate(*launcher, mod, *weights, prompts, options);
+    options.engine.keep_logits = args.keep_logits;
+    result = serve::Generate(*launcher, mod, *weights, prompts, options);
     launcher->Shutdown();
   }
   py::list tokens, logits, first_token;
-  for (const runtime::RequestOutput& r : result.requests) {
+  for (const serve::RequestOutput& r : result.requests) {
     tokens.append(r.tokens);
     first_token.append(r.first_token_seconds);
     if (!args.keep_logits) continue;

@@ -2,12 +2,14 @@
 # Checks the include layering of the library: a file of layer L (under src/L/ or
 # include/pipesplit/L/) may include only headers of L itself and of the layers below L:
 #
-#   support < ir < script < analysis < transform < codegen < runtime < models < cli, python
+#   support < ir < script < analysis < transform < codegen < runtime < serve < models < cli, python
 #
-# with two exceptions: runtime includes only support and ir (never script, analysis, transform
-# or codegen), so a deployed runtime carries no compiler; models (the example models as data)
-# builds IR and weights above the compiler and the runtime; python (the Python extension) and cli
-# are both top layers, and python never includes cli (the CLI's helpers are not a library).
+# with three exceptions: runtime includes only support and ir (never script, analysis, transform
+# or codegen), so a deployed runtime carries no compiler; serve (the engine, tokenizer and HTTP
+# server, an application of the runtime) includes only support, ir and runtime, for the same
+# reason; models (the example models as data) builds IR and weights above the compiler and the
+# runtime; python (the Python extension) and cli are both top layers, and python never includes
+# cli (the CLI's helpers are not a library).
 # Includes are recognised in both spellings, "pipesplit/<layer>/..." and "src/<layer>/...".
 # tests/ and bench/ are not checked.
 #
@@ -16,7 +18,7 @@
 set -u
 
 root="${1:-.}"
-order=(support ir script analysis transform codegen runtime models cli python)
+order=(support ir script analysis transform codegen runtime serve models cli python)
 
 rank_of() {
   local i
@@ -34,6 +36,10 @@ allowed() {
   local from="$1" to="$2"
   if [[ "$from" == runtime ]]; then
     [[ "$to" == runtime || "$to" == ir || "$to" == support ]]
+    return
+  fi
+  if [[ "$from" == serve ]]; then
+    [[ "$to" == serve || "$to" == runtime || "$to" == ir || "$to" == support ]]
     return
   fi
   if [[ "$from" == python && "$to" == cli ]]; then
@@ -94,7 +100,8 @@ done
 # Inside a layer split into folders, a file of folder F includes only headers of F and of the
 # folders before it (the order its CMakeLists.txt states).
 declare -A folder_order=(
-  [runtime]="tensor kernels io dist exec launch serve text http"
+  [runtime]="tensor kernels io dist exec launch"
+  [serve]="engine text http"
   [script]="syntax tir relax printer"
 )
 folder_rank() {  # folder_rank <layer> <folder>: its position, -1 when unknown

@@ -1,4 +1,4 @@
-// The serving engine's API (runtime/serve/engine.h) on the tiny serving example: requests
+// The serving engine's API (serve/engine/engine.h) on the tiny serving example: requests
 // submitted from several threads while it runs get the tokens Generate gives them, requests
 // it cannot run are refused with the reason (the limit named), a cancelled request's pages
 // return, shutdown ends every open request, and requests submitted before Run are checked
@@ -14,18 +14,18 @@
 
 #include "pipesplit/models/llama_serving.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/engine.h"
-#include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/engine.h"
+#include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
 namespace pipesplit::serving_test {
 namespace {
 
-using runtime::Engine;
-using runtime::FinishReason;
-using runtime::SubmitResult;
-using runtime::TokenEvent;
+using serve::Engine;
+using serve::FinishReason;
+using serve::SubmitResult;
+using serve::TokenEvent;
 using ::testing::HasSubstr;
 
 struct Model {
@@ -53,8 +53,8 @@ const Model& TinyModel() {
   return *model;
 }
 
-runtime::EngineOptions Options() {
-  runtime::EngineOptions o;
+serve::EngineOptions Options() {
+  serve::EngineOptions o;
   o.session.num_groups = 2;
   o.batches_in_flight = 2;
   o.max_batch_size = 4;
@@ -65,7 +65,7 @@ runtime::EngineOptions Options() {
 // The tokens and the end of one request, waited for by the test's thread.
 class Collector {
  public:
-  runtime::TokenSink Sink() {
+  serve::TokenSink Sink() {
     return [this](const TokenEvent& e) {
       std::lock_guard lock(mu_);
       if (e.token >= 0) tokens_.push_back(e.token);
@@ -104,14 +104,14 @@ class Collector {
 
 // An engine running on its own thread, ready when constructed.
 struct Running {
-  explicit Running(runtime::EngineOptions options) : engine(std::move(options)) {
+  explicit Running(serve::EngineOptions options) : engine(std::move(options)) {
     std::promise<void> ready;
     std::future<void> is_ready = ready.get_future();
     thread = std::thread([this, &ready] {
       runtime::InMemoryWeights weights(TinyModel().weights);
       try {
         engine.Run(*runtime::MakeThreadLauncher(), TinyModel().split, weights,
-                   [&](const runtime::EngineInfo&) { ready.set_value(); });
+                   [&](const serve::EngineInfo&) { ready.set_value(); });
       } catch (const std::exception& e) {
         error = e.what();
       }
@@ -127,8 +127,8 @@ struct Running {
   std::string error;
 };
 
-runtime::EngineRequest Request(std::vector<int32_t> prompt, int64_t max_tokens) {
-  runtime::EngineRequest r;
+serve::EngineRequest Request(std::vector<int32_t> prompt, int64_t max_tokens) {
+  serve::EngineRequest r;
   r.prompt = std::move(prompt);
   r.max_tokens = max_tokens;
   return r;
@@ -137,11 +137,11 @@ runtime::EngineRequest Request(std::vector<int32_t> prompt, int64_t max_tokens) 
 TEST(EngineApi, RequestsFromSeveralThreadsGetGeneratesTokens) {
   const Model& m = TinyModel();
   runtime::InMemoryWeights weights(m.weights);
-  runtime::GenerateOptions g;
-  g.session.num_groups = 2;
+  serve::GenerateOptions g;
+  g.engine.session.num_groups = 2;
   g.max_new_tokens = 5;
-  runtime::GenerateResult reference =
-      runtime::Generate(*runtime::MakeThreadLauncher(), m.split, weights, m.prompts, g);
+  serve::GenerateResult reference =
+      serve::Generate(*runtime::MakeThreadLauncher(), m.split, weights, m.prompts, g);
   Running running(Options());
   ASSERT_EQ(running.engine.state(), Engine::State::kReady);
   EXPECT_EQ(running.engine.info().vocab_size, 32);
@@ -159,7 +159,7 @@ TEST(EngineApi, RequestsFromSeveralThreadsGetGeneratesTokens) {
     EXPECT_EQ(collectors[i].Wait(), FinishReason::kLength);
     EXPECT_EQ(collectors[i].tokens(), reference.requests[i].tokens) << i;
   }
-  runtime::EngineMetrics metrics = running.engine.Metrics();
+  serve::EngineMetrics metrics = running.engine.Metrics();
   EXPECT_EQ(metrics.generation_tokens_total, 30);
   EXPECT_EQ(metrics.requests_finished_total, 6);
   EXPECT_EQ(metrics.time_to_first_token.count(), 6u);
@@ -169,7 +169,7 @@ TEST(EngineApi, RequestsFromSeveralThreadsGetGeneratesTokens) {
 TEST(EngineApi, RequestsThatCannotRunAreRefused) {
   Running running(Options());
   auto submit = [&](std::vector<int32_t> prompt, double temperature = 0) {
-    runtime::EngineRequest r = Request(std::move(prompt), 4);
+    serve::EngineRequest r = Request(std::move(prompt), 4);
     r.sampling.temperature = temperature;
     return running.engine.Submit(std::move(r), [](const TokenEvent&) {});
   };
@@ -206,7 +206,7 @@ TEST(EngineApi, ACancelledRequestsPagesReturn) {
   for (int i = 0; i < 1000 && running.engine.Metrics().requests_running > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  runtime::EngineMetrics metrics = running.engine.Metrics();
+  serve::EngineMetrics metrics = running.engine.Metrics();
   EXPECT_EQ(metrics.requests_cancelled_total, 1);
   EXPECT_EQ(metrics.kv_pages_used, 0);
   running.engine.Cancel(r.id);  // finished: ignored
@@ -231,14 +231,14 @@ TEST(EngineApi, ShutdownEndsOpenRequestsWithItsReason) {
 }
 
 TEST(EngineApi, RequestsBeforeRunAreCheckedWhenItStarts) {
-  runtime::EngineOptions o = Options();
+  serve::EngineOptions o = Options();
   o.stop_when_idle = true;
   Engine engine(o);
   Collector good, bad;
   ASSERT_EQ(engine.Submit(Request({1, 2}, 3), good.Sink()).status, SubmitResult::Status::kOk);
   ASSERT_EQ(engine.Submit(Request({1, 99}, 3), bad.Sink()).status, SubmitResult::Status::kOk);
   runtime::InMemoryWeights weights(TinyModel().weights);
-  runtime::EngineRunResult result =
+  serve::EngineRunResult result =
       engine.Run(*runtime::MakeThreadLauncher(), TinyModel().split, weights);
   EXPECT_EQ(good.Wait(), FinishReason::kLength);
   EXPECT_EQ(bad.Wait(), FinishReason::kError);

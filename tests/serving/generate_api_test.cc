@@ -1,4 +1,4 @@
-// The generation API (runtime/serve/generate.h) on the serving example: its errors, each named
+// The generation API (serve/engine/generate.h) on the serving example: its errors, each named
 // (options, prompts, a module that does not fit the session), and a run through the API that
 // keeps the logits of every step.
 #include <gmock/gmock.h>
@@ -10,8 +10,8 @@
 
 #include "pipesplit/models/llama_serving.h"
 #include "pipesplit/runtime/launch/launch.h"
-#include "pipesplit/runtime/serve/generate.h"
 #include "pipesplit/script/parser.h"
+#include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
 namespace pipesplit::serving_test {
@@ -46,18 +46,18 @@ Example Make(int stages, const std::string& rename_from = "", const std::string&
   return e;
 }
 
-runtime::GenerateOptions Options(int groups) {
-  runtime::GenerateOptions o;
-  o.session.num_groups = groups;
+serve::GenerateOptions Options(int groups) {
+  serve::GenerateOptions o;
+  o.engine.session.num_groups = groups;
   o.max_new_tokens = 3;
   return o;
 }
 
 std::string ErrorOf(const Example& e, const std::vector<std::vector<int32_t>>& prompts,
-                    const runtime::GenerateOptions& options) {
+                    const serve::GenerateOptions& options) {
   runtime::InMemoryWeights weights(e.weights);
   try {
-    runtime::Generate(*runtime::MakeThreadLauncher(), e.mod, weights, prompts, options);
+    serve::Generate(*runtime::MakeThreadLauncher(), e.mod, weights, prompts, options);
   } catch (const std::exception& err) {
     return err.what();
   }
@@ -66,18 +66,18 @@ std::string ErrorOf(const Example& e, const std::vector<std::vector<int32_t>>& p
 
 TEST(GenerateApi, OptionErrors) {
   Example e = Make(1);
-  auto with = [&](const std::function<void(runtime::GenerateOptions&)>& change) {
-    runtime::GenerateOptions o = Options(1);
+  auto with = [&](const std::function<void(serve::GenerateOptions&)>& change) {
+    serve::GenerateOptions o = Options(1);
     change(o);
     return ErrorOf(e, e.prompts, o);
   };
-  EXPECT_THAT(with([](auto& o) { o.session.group_size = 0; }),
+  EXPECT_THAT(with([](auto& o) { o.engine.session.group_size = 0; }),
               HasSubstr("a group needs at least 1 worker"));
-  EXPECT_THAT(with([](auto& o) { o.batches_in_flight = 0; }),
+  EXPECT_THAT(with([](auto& o) { o.engine.batches_in_flight = 0; }),
               HasSubstr("batches in flight must be at least 1"));
   EXPECT_THAT(with([](auto& o) { o.max_new_tokens = 0; }),
               HasSubstr("max new tokens must be at least 1"));
-  EXPECT_THAT(with([](auto& o) { o.max_batch_size = -1; }),
+  EXPECT_THAT(with([](auto& o) { o.engine.max_batch_size = -1; }),
               HasSubstr("max batch size must not be negative"));
   EXPECT_THAT(with([](auto& o) { o.sampling.temperature = -1; }),
               HasSubstr("temperature must be at least 0"));
@@ -116,30 +116,30 @@ TEST(GenerateApi, KeepsTheLogitsOfEveryStepAndComparesThem) {
   Example two = Make(2);
   two.mod = transform::RewritePipelineStages(two.mod);
   runtime::InMemoryWeights weights(one.weights);
-  runtime::GenerateOptions o = Options(1);
-  o.keep_logits = true;
-  o.batches_in_flight = 2;
-  runtime::GenerateResult a =
-      runtime::Generate(*runtime::MakeThreadLauncher(), one.mod, weights, one.prompts, o);
-  o.session.num_groups = 2;
-  runtime::GenerateResult b =
-      runtime::Generate(*runtime::MakeThreadLauncher(), two.mod, weights, two.prompts, o);
+  serve::GenerateOptions o = Options(1);
+  o.engine.keep_logits = true;
+  o.engine.batches_in_flight = 2;
+  serve::GenerateResult a =
+      serve::Generate(*runtime::MakeThreadLauncher(), one.mod, weights, one.prompts, o);
+  o.engine.session.num_groups = 2;
+  serve::GenerateResult b =
+      serve::Generate(*runtime::MakeThreadLauncher(), two.mod, weights, two.prompts, o);
   ASSERT_EQ(a.requests.size(), 3u);
-  for (const runtime::RequestOutput& r : a.requests) {
+  for (const serve::RequestOutput& r : a.requests) {
     ASSERT_EQ(r.tokens.size(), 3u);
     ASSERT_EQ(r.logits.size(), 3u);
     EXPECT_EQ(r.logits[0].size(), 32u);
   }
-  EXPECT_EQ(runtime::CompareGenerations(a, b), "");
+  EXPECT_EQ(serve::CompareGenerations(a, b), "");
   EXPECT_EQ(b.trace.num_groups, 2);
   EXPECT_EQ(b.workers.size(), 2u);
   // A flipped bit and a different token are both found.
-  runtime::GenerateResult c = b;
+  serve::GenerateResult c = b;
   c.requests[1].logits[2][5] = std::nextafter(c.requests[1].logits[2][5], 1e9f);
-  EXPECT_THAT(runtime::CompareGenerations(a, c), HasSubstr("request 1, token 2: logit 5 is"));
+  EXPECT_THAT(serve::CompareGenerations(a, c), HasSubstr("request 1, token 2: logit 5 is"));
   c = b;
   c.requests[2].tokens[1] += 1;
-  EXPECT_THAT(runtime::CompareGenerations(a, c), HasSubstr("request 2, token 1:"));
+  EXPECT_THAT(serve::CompareGenerations(a, c), HasSubstr("request 2, token 1:"));
 }
 
 }  // namespace

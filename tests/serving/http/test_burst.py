@@ -1,4 +1,4 @@
-"""A burst of 500 concurrent streaming requests over a KV cache that holds a tenth of them
+"""A burst of 500 concurrent streaming requests over a KV cache that holds a fortieth of them
 (`pipesplit serve`, 2 groups, 2 batches in flight): every request completes with all its tokens,
 none is lost, the metrics count the preemptions, and each greedy request's tokens equal those
 `generate` gives for its prompt alone (one request at a time, unsplit); where a token differs,
@@ -23,7 +23,7 @@ TIE = 1e-5
 
 
 class Burst(unittest.TestCase):
-    def test_500_streams_over_a_tenth_of_the_cache(self):
+    def test_500_streams_over_a_fortieth_of_the_cache(self):
         os.makedirs(sc.SCRATCH, exist_ok=True)
         folder = sc.example("burst_model", "--layers", "2", "--hidden", "32", "--heads", "4",
                             "--kv-heads", "2", "--ffn", "64", "--vocab", "256", "--requests",
@@ -48,8 +48,10 @@ class Burst(unittest.TestCase):
         shape, logits = sc.read_npy_float32(ref_npy)
         self.assertEqual(shape, (REQUESTS, NEW, 256))
 
-        # A cache for a tenth of the requests at their full length.
-        total = REQUESTS * (PROMPT + NEW) // 10
+        # A cache for a fortieth of the requests at their full length: 25 pages, so 13 requests
+        # admitted at once (a page each) cannot all grow to their second page, however slowly the
+        # clients' threads submit on a busy machine.
+        total = REQUESTS * (PROMPT + NEW) // 40
         server = sc.Server(folder, "--max-total-tokens", str(total), "--max-batch-size", "512",
                            "--batches-in-flight", "2")
         try:
