@@ -19,14 +19,14 @@
 
 #include "bench/bench_util.h"
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/models/llama.h"
+#include "pipesplit/models/synthetic_llama.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/support/text.h"
 #include "pipesplit/support/thread_pool.h"
 #include "pipesplit/transform/pass.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "pipesplit/models/llama.h"
-#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit {
 namespace {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pipesplit/codegen/codegen.h"
+#include "pipesplit/models/llama.h"
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/kernels/create.h"
 #include "pipesplit/runtime/kernels/kernel_library.h"
@@ -28,7 +29,6 @@
 #include "pipesplit/runtime/tensor/half.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
-#include "pipesplit/models/llama.h"
 #include "src/runtime/kernels/blas.h"
 
 namespace pipesplit {

@@ -6,9 +6,9 @@
 #include <map>
 
 #include "pipesplit/analysis/auto_partition.h"
+#include "pipesplit/models/synthetic_llama.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pass.h"
-#include "pipesplit/models/synthetic_llama.h"
 
 namespace pipesplit {
 namespace {

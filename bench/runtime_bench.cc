@@ -9,12 +9,12 @@
 #include <map>
 #include <thread>
 
+#include "pipesplit/models/llama.h"
 #include "pipesplit/runtime/exec/session.h"
 #include "pipesplit/runtime/kernels/create.h"
 #include "pipesplit/runtime/launch/launch.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
-#include "pipesplit/models/llama.h"
 
 namespace pipesplit {
 namespace {

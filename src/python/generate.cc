@@ -48,7 +48,8 @@ py::dict Generate(const ir::IRModule& mod, const py::object& params,
     serve::GenerateOptions options;
     options.engine.session.num_groups = groups;
     options.engine.session.group_size = 1;
-    options.engine.session.timeout = std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
+    options.engine.session.timeout =
+        std::chrono::milliseconds(static_cast<int64_t>(args.timeout * 1000));
     options.engine.session.kernels = LoadKernels(mod, args.cache_dir, args.check_bounds);
     options.engine.session.threads_per_group = args.threads_per_group;
     options.engine.session.blas_threads_per_group = args.threads_per_group;

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "pipesplit/ir/protocol.h"
+#include "pipesplit/models/llama_serving.h"
 #include "pipesplit/script/parser.h"
 #include "pipesplit/script/printer.h"
 #include "pipesplit/transform/pass.h"
-#include "pipesplit/models/llama_serving.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/serving/serving_driver.h"
 

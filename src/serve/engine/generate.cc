@@ -29,8 +29,7 @@ void CheckOptions(const std::vector<std::vector<int32_t>>& prompts,
   if (engine.batches_in_flight < 1)
     throw runtime::RuntimeError("batches in flight must be at least 1");
   if (options.max_new_tokens < 1) throw runtime::RuntimeError("max new tokens must be at least 1");
-  if (engine.max_batch_size < 0)
-    throw runtime::RuntimeError("max batch size must not be negative");
+  if (engine.max_batch_size < 0) throw runtime::RuntimeError("max batch size must not be negative");
   if (!(options.sampling.temperature >= 0))
     throw runtime::RuntimeError("temperature must be at least 0");
   if (!(options.sampling.top_p > 0 && options.sampling.top_p <= 1)) {
@@ -95,9 +94,10 @@ GenerateResult Generate(runtime::Launcher& launcher, const ir::IRModule& mod,
   }
   const int64_t num_requests = static_cast<int64_t>(prompts.size());
   EngineOptions engine_options = options.engine;  // step 2
-  engine_options.max_batch_size = options.engine.max_batch_size > 0
-                                      ? std::min<int64_t>(options.engine.max_batch_size, num_requests)
-                                      : num_requests;
+  engine_options.max_batch_size =
+      options.engine.max_batch_size > 0
+          ? std::min<int64_t>(options.engine.max_batch_size, num_requests)
+          : num_requests;
   engine_options.kv_cache.max_tokens_cap =
       FullLengthTokens(prompts, options, engine_options.max_batch_size);
   engine_options.max_queue = 0;
