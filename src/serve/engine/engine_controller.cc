@@ -66,6 +66,7 @@ class Controller {
     TokenSink sink;
     Clock::time_point arrival;
     std::optional<Clock::time_point> last_token;
+    bool logits = false;  // hand the sink its logits (EngineRequest::logits)
   };
 
   void Broadcast(const Command& command);
@@ -194,8 +195,9 @@ bool Controller::TakeInbox() {
     r.sampling = p.request.sampling;
     r.sample_key = p.request.sample_key.value_or(static_cast<uint64_t>(p.id));
     r.stop_token_ids = std::move(p.request.stop_token_ids);
+    const bool logits = p.request.logits;
     scheduler_->Add(std::move(r));
-    open_.emplace(p.id, Open{std::move(p.sink), p.arrival, std::nullopt});
+    open_.emplace(p.id, Open{std::move(p.sink), p.arrival, std::nullopt, logits});
   }
   for (int64_t id : cancels) scheduler_->Cancel(id);
   if (newly_stopping) {
@@ -297,7 +299,7 @@ void Controller::Deliver() {
     TokenEvent event;
     event.token = ev.token;
     event.finish = ev.finish;
-    if (options_.keep_logits) event.logits = ev.logits;
+    if (options_.keep_logits || open.logits) event.logits = ev.logits;
     event.seconds = seconds;
     if (ev.finish == FinishReason::kError && stopping_) event.error = *stopping_;
     if (ev.token >= 0) {

@@ -5,14 +5,18 @@
 //   2. The prompt: token ids (a list of ints, or a list of such lists, one choice each) or text
 //      (a string or a list of strings) tokenized by the loaded tokenizer; for chat, the messages
 //      rendered by the chat template (tokenizer.h) and tokenized.
-//   3. The sampling and stop fields, with the server's defaults; n must be 1; fields pipesplit
-//      does not implement are refused when they ask for something (logprobs, stop strings,
-//      penalties, ...), accepted at their neutral value.
+//   3. The sampling and stop fields, with the server's defaults: n choices per prompt, stop
+//      strings, log probabilities, echo; fields pipesplit does not implement are refused when
+//      they ask for something (penalties, logit_bias, best_of, tools, ...), accepted at their
+//      neutral value.
 #include "src/serve/http/openai_protocol.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <numeric>
 #include <set>
 
 namespace pipesplit::serve::http {
@@ -74,22 +78,29 @@ const text::Tokenizer& NeedTokenizer(const text::Tokenizer* tokenizer, const std
   return *tokenizer;
 }
 
-// Step 2 for /v1/completions.
-std::vector<std::vector<int32_t>> Prompts(const json& prompt, const text::Tokenizer* tokenizer) {
+// Step 2 for /v1/completions; `texts` gets each prompt's text when it came as text.
+std::vector<std::vector<int32_t>> Prompts(const json& prompt, const text::Tokenizer* tokenizer,
+                                          std::vector<std::optional<std::string>>* texts) {
   const std::string field = "prompt";
   if (prompt.is_string()) {
+    texts->push_back(prompt.get<std::string>());
     return {NeedTokenizer(tokenizer, field).Encode(prompt.get<std::string>())};
   }
   if (!prompt.is_array() || prompt.empty()) {
     throw WrongType(field, "a string, a list of token ids, or a non-empty list of either", prompt);
   }
-  if (prompt[0].is_number_integer()) return {TokenIds(prompt, field)};
+  if (prompt[0].is_number_integer()) {
+    texts->push_back(std::nullopt);
+    return {TokenIds(prompt, field)};
+  }
   std::vector<std::vector<int32_t>> prompts;
   for (const json& p : prompt) {
     if (p.is_string()) {
       prompts.push_back(NeedTokenizer(tokenizer, field).Encode(p.get<std::string>()));
+      texts->push_back(p.get<std::string>());
     } else if (p.is_array()) {
       prompts.push_back(TokenIds(p, field));
+      texts->push_back(std::nullopt);
     } else {
       throw Bad(fmt::format("'prompt' must be a string, a list of token ids, or a list of "
                             "either, and holds {}",
@@ -136,6 +147,53 @@ std::vector<int32_t> ChatPromptIds(const json& messages, const text::Tokenizer* 
   return NeedTokenizer(tokenizer, field).Encode(text::ChatPrompt(chat));
 }
 
+// Step 3: `stop`, a string or a list of at most kMaxStopStrings non-empty strings.
+std::vector<std::string> StopStrings(const json& j) {
+  if (!j.contains("stop") || j["stop"].is_null()) return {};
+  const json& v = j["stop"];
+  std::vector<std::string> stops;
+  if (v.is_string()) {
+    stops.push_back(v.get<std::string>());
+  } else if (v.is_array()) {
+    if (v.size() > kMaxStopStrings) {
+      throw Bad(fmt::format("'stop' holds at most {} strings", kMaxStopStrings), "stop");
+    }
+    for (const json& s : v) {
+      if (!s.is_string()) throw WrongType("stop", "a string or a list of strings", s);
+      stops.push_back(s.get<std::string>());
+    }
+  } else {
+    throw WrongType("stop", "a string or a list of strings", v);
+  }
+  for (const std::string& s : stops) {
+    if (s.empty()) throw Bad("'stop' strings must not be empty", "stop");
+  }
+  return stops;
+}
+
+// Step 3: the alternatives to list beside each token's log probability; nullopt for none.
+// Completions: `logprobs` an integer (0..kMaxTopLogprobs). Chat: `logprobs` a boolean and
+// `top_logprobs` an integer (only with logprobs).
+std::optional<int> Logprobs(const json& j, bool chat) {
+  auto count = [&](const char* field) -> int {
+    const json& v = j[field];
+    if (!v.is_number_integer()) throw WrongType(field, "an integer", v);
+    if (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxTopLogprobs) {
+      throw Bad(fmt::format("'{}' must be from 0 to {}", field, kMaxTopLogprobs), field);
+    }
+    return v.get<int>();
+  };
+  const bool has = j.contains("logprobs") && !j["logprobs"].is_null();
+  if (!chat) return has ? std::optional<int>(count("logprobs")) : std::nullopt;
+  if (has && !j["logprobs"].is_boolean()) throw WrongType("logprobs", "a boolean", j["logprobs"]);
+  const bool on = has && j["logprobs"].get<bool>();
+  if (j.contains("top_logprobs") && !j["top_logprobs"].is_null()) {
+    if (!on) throw Bad("'top_logprobs' needs 'logprobs': true", "top_logprobs");
+    return count("top_logprobs");
+  }
+  return on ? std::optional<int>(0) : std::nullopt;
+}
+
 // Fields accepted only at their neutral value.
 void RefuseUnsupported(const json& body) {
   auto refuse = [](const std::string& field, const std::string& what) {
@@ -148,21 +206,10 @@ void RefuseUnsupported(const json& body) {
       refuse(f, "no penalties are applied");
     }
   }
-  if (body.contains("stop") && !body["stop"].is_null() &&
-      !(body["stop"].is_array() && body["stop"].empty())) {
-    refuse("stop", "stop strings are not matched; give stop_token_ids");
-  }
-  if (body.contains("logprobs") && !body["logprobs"].is_null() && body["logprobs"] != false) {
-    refuse("logprobs", "no log probabilities are returned");
-  }
-  if (body.contains("top_logprobs") && !body["top_logprobs"].is_null()) {
-    refuse("top_logprobs", "no log probabilities are returned");
-  }
   if (body.contains("logit_bias") && !body["logit_bias"].is_null() &&
       !(body["logit_bias"].is_object() && body["logit_bias"].empty())) {
     refuse("logit_bias", "logits are not biased");
   }
-  if (body.contains("echo") && body["echo"] == true) refuse("echo", "the prompt is not echoed");
   if (body.contains("best_of") && !body["best_of"].is_null() && body["best_of"] != 1) {
     refuse("best_of", "one sequence is generated per prompt");
   }
@@ -245,7 +292,7 @@ CompletionRequest ParseCompletionRequest(std::string_view body, bool chat,
     r.prompts = {ChatPromptIds(j["messages"], tokenizer)};
   } else {
     if (!j.contains("prompt")) throw Bad("'prompt' is required", "prompt");
-    r.prompts = Prompts(j["prompt"], tokenizer);
+    r.prompts = Prompts(j["prompt"], tokenizer, &r.prompt_texts);
   }
   for (const std::vector<int32_t>& p : r.prompts) {
     if (p.empty()) throw Bad(chat ? "the messages make no tokens" : "the prompt is empty");
@@ -277,8 +324,34 @@ CompletionRequest ParseCompletionRequest(std::string_view body, bool chat,
   if (chat && !max_tokens) max_tokens = integer("max_completion_tokens");
   if (max_tokens && *max_tokens < 1) throw Bad("'max_tokens' must be at least 1", "max_tokens");
   r.max_tokens = max_tokens.value_or(chat ? 0 : defaults.completion_max_tokens);
-  if (std::optional<int64_t> n = integer("n"); n && *n != 1) {
-    throw Bad("'n' must be 1 (one sequence per prompt)", "n");
+  if (std::optional<int64_t> n = integer("n")) {
+    if (*n < 1 || *n > kMaxChoices) {
+      throw Bad(fmt::format("'n' must be from 1 to {}", kMaxChoices), "n");
+    }
+    r.n = *n;
+  }
+  if (r.n * static_cast<int64_t>(r.prompts.size()) > kMaxChoices) {
+    throw Bad(fmt::format("{} prompts with 'n' {} make more than {} choices", r.prompts.size(), r.n,
+                          kMaxChoices),
+              "n");
+  }
+  r.stop = StopStrings(j);
+  r.logprobs = Logprobs(j, chat);
+  r.echo = boolean("echo");
+  if (r.echo) {
+    if (chat) throw Bad("'echo' is a field of /v1/completions", "echo");
+    if (r.logprobs) {
+      throw Bad(
+          "'echo' with 'logprobs' asks for the prompt's log probabilities, which are not "
+          "computed",
+          "echo");
+    }
+    if (tokenizer == nullptr) {
+      throw Bad(
+          "'echo' needs a tokenizer to give the prompt as text: start the server with "
+          "--tokenizer",
+          "echo");
+    }
   }
   if (std::optional<int64_t> seed = integer("seed")) {
     r.sampling.seed = static_cast<uint64_t>(*seed);
@@ -342,7 +415,7 @@ json CompletionResponse(const ResponseHeader& header, const std::vector<ChoiceRe
   for (size_t i = 0; i < choices.size(); ++i) {
     const ChoiceResult& c = choices[i];
     completion_tokens += static_cast<int64_t>(c.tokens.size());
-    json choice = {{"index", i}, {"finish_reason", Finish(c.finish)}, {"logprobs", nullptr}};
+    json choice = {{"index", i}, {"finish_reason", Finish(c.finish)}, {"logprobs", c.logprobs}};
     if (header.chat) {
       choice["message"] = {{"role", "assistant"}, {"content", c.text}};
     } else {
@@ -357,9 +430,11 @@ json CompletionResponse(const ResponseHeader& header, const std::vector<ChoiceRe
 }
 
 json StreamChunk(const ResponseHeader& header, int64_t index, std::string_view text,
-                 const std::vector<int32_t>& tokens, FinishReason finish, bool first) {
+                 const std::vector<int32_t>& tokens, FinishReason finish, bool first,
+                 json logprobs) {
   json out = Envelope(header, true);
-  json choice = {{"index", index}, {"finish_reason", Finish(finish)}, {"logprobs", nullptr}};
+  json choice = {
+      {"index", index}, {"finish_reason", Finish(finish)}, {"logprobs", std::move(logprobs)}};
   if (header.chat) {
     json delta = json::object();
     if (first) delta["role"] = "assistant";
@@ -379,5 +454,73 @@ json UsageChunk(const ResponseHeader& header, int64_t prompt_tokens, int64_t com
   out["usage"] = Usage(prompt_tokens, completion_tokens);
   return out;
 }
+
+TokenLogprob LogprobOf(std::span<const float> logits, int32_t token, int top) {
+  double most = -std::numeric_limits<double>::infinity();
+  for (float l : logits) most = std::max(most, static_cast<double>(l));
+  double sum = 0;
+  for (float l : logits) sum += std::exp(static_cast<double>(l) - most);
+  const double log_sum = most + std::log(sum);
+  auto logprob = [&](int32_t id) {
+    return static_cast<float>(static_cast<double>(logits[static_cast<size_t>(id)]) - log_sum);
+  };
+  TokenLogprob out;
+  out.token = token;
+  out.logprob = logprob(token);
+  const size_t k = std::min(static_cast<size_t>(std::max(top, 0)), logits.size());
+  std::vector<int32_t> ids(logits.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(),
+                    [&](int32_t a, int32_t b) {
+                      return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+                    });
+  for (size_t i = 0; i < k; ++i) out.top.emplace_back(ids[i], logprob(ids[i]));
+  return out;
+}
+
+json LogprobsJson(const std::vector<TokenLogprob>& tokens, bool chat,
+                  const text::Tokenizer* tokenizer, int64_t text_offset) {
+  auto name = [&](int32_t id) {
+    return tokenizer != nullptr ? tokenizer->TokenBytes(id) : fmt::format("token_id:{}", id);
+  };
+  auto bytes = [](const std::string& s) {
+    json list = json::array();
+    for (char c : s) list.push_back(static_cast<int>(static_cast<unsigned char>(c)));
+    return list;
+  };
+  if (chat) {
+    json content = json::array();
+    for (const TokenLogprob& t : tokens) {
+      json top = json::array();
+      for (const auto& [id, lp] : t.top) {
+        const std::string s = name(id);
+        top.push_back({{"token", s}, {"logprob", lp}, {"bytes", bytes(s)}});
+      }
+      const std::string s = name(t.token);
+      content.push_back(
+          {{"token", s}, {"logprob", t.logprob}, {"bytes", bytes(s)}, {"top_logprobs", top}});
+    }
+    return {{"content", std::move(content)}};
+  }
+  json names = json::array(), logprobs = json::array(), tops = json::array(),
+       offsets = json::array();
+  int64_t offset = text_offset;
+  for (const TokenLogprob& t : tokens) {
+    const std::string s = name(t.token);
+    names.push_back(s);
+    logprobs.push_back(t.logprob);
+    json top = json::object();
+    for (const auto& [id, lp] : t.top) top[name(id)] = lp;
+    tops.push_back(std::move(top));
+    offsets.push_back(offset);
+    offset += static_cast<int64_t>(s.size());
+  }
+  return {{"tokens", std::move(names)},
+          {"token_logprobs", std::move(logprobs)},
+          {"top_logprobs", std::move(tops)},
+          {"text_offset", std::move(offsets)}};
+}
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 }  // namespace pipesplit::serve::http

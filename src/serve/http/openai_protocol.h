@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "pipesplit/serve/engine/engine.h"
@@ -35,12 +37,26 @@ struct RequestDefaults {
   std::vector<int32_t> stop_token_ids;
 };
 
+// Limits of a request's fields.
+inline constexpr int64_t kMaxChoices = 128;  // n x prompts
+inline constexpr size_t kMaxStopStrings = 4;
+inline constexpr int kMaxTopLogprobs = 20;
+
 struct CompletionRequest {
   bool chat = false;
-  std::vector<std::vector<int32_t>> prompts;  // one choice each
-  int64_t max_tokens = 0;                     // 0: as many as a sequence holds
+  std::vector<std::vector<int32_t>> prompts;
+  // A prompt's text when it came as text (completions; echo gives it back as it came).
+  std::vector<std::optional<std::string>> prompt_texts;
+  int64_t n = 1;                  // choices per prompt: choice i is of prompt i / n
+  std::vector<std::string> stop;  // the text ends before the first of them
+  // Log probabilities of the chosen tokens with this many alternatives each; nullopt: none.
+  std::optional<int> logprobs;
+  bool echo = false;       // completions: the prompt's text before each choice's
+  int64_t max_tokens = 0;  // 0: as many as a sequence holds
   SamplingParams sampling;
-  bool seeded = false;  // the request gave a seed (its draws do not depend on its id)
+  // The request gave a seed: choice i's draws are keyed by i, so they are the same whatever
+  // else is batched.
+  bool seeded = false;
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
   std::vector<int32_t> stop_token_ids;
@@ -63,10 +79,31 @@ struct ResponseHeader {
   bool chat = false;
 };
 
+// A chosen token's log probability (the log-softmax of the logits it was sampled from) and
+// the `top` most likely tokens' (ties to the lower id).
+struct TokenLogprob {
+  int32_t token = -1;
+  float logprob = 0;
+  std::vector<std::pair<int32_t, float>> top;
+};
+TokenLogprob LogprobOf(std::span<const float> logits, int32_t token, int top);
+
+// OpenAI's `logprobs` object of `tokens`: for chat {"content": [{token, logprob, bytes,
+// top_logprobs}]}, for completions {tokens, token_logprobs, top_logprobs, text_offset} with
+// offsets from `text_offset` (the text before the first token). A token is named by its bytes
+// (Tokenizer::TokenBytes), or "token_id:N" without a tokenizer.
+nlohmann::json LogprobsJson(const std::vector<TokenLogprob>& tokens, bool chat,
+                            const text::Tokenizer* tokenizer, int64_t text_offset);
+
+// A response's JSON text; bytes that are not UTF-8 (a token ending inside a character) become
+// U+FFFD.
+std::string Dump(const nlohmann::json& j);
+
 struct ChoiceResult {
   std::vector<int32_t> tokens;
   std::string text;
   FinishReason finish = FinishReason::kNone;
+  nlohmann::json logprobs = nullptr;  // LogprobsJson, or null
 };
 
 nlohmann::json Usage(int64_t prompt_tokens, int64_t completion_tokens);
@@ -76,7 +113,8 @@ nlohmann::json CompletionResponse(const ResponseHeader& header,
 // One stream chunk of choice `index`: its new text and tokens, and its finish reason when it
 // ended. A chat stream's first chunk of a choice carries the role (`first`).
 nlohmann::json StreamChunk(const ResponseHeader& header, int64_t index, std::string_view text,
-                           const std::vector<int32_t>& tokens, FinishReason finish, bool first);
+                           const std::vector<int32_t>& tokens, FinishReason finish, bool first,
+                           nlohmann::json logprobs = nullptr);
 // The usage chunk that ends a stream with include_usage (no choices).
 nlohmann::json UsageChunk(const ResponseHeader& header, int64_t prompt_tokens,
                           int64_t completion_tokens);

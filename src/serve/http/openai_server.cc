@@ -2,12 +2,16 @@
 //
 // A completion request, steps:
 //   1. Parse and check the body (openai_protocol.h); an error is answered at once.
-//   2. Submit one engine request per prompt, each with a callback that queues its events on
-//      the request's Exchange (the engine's thread never blocks on a client); a refusal
-//      cancels the ones already submitted and is answered (400, or 503 for a full queue).
-//   3. Without streaming, wait for every choice to end (cancelling them all when the client
-//      goes away) and answer with the whole response. With streaming, answer with an SSE
-//      stream: each event becomes a chunk (its text decoded incrementally), then the usage
+//   2. Submit one engine request per choice (n per prompt), each with a callback that queues
+//      its events on the request's Exchange (the engine's thread never blocks on a client; it
+//      computes the log probabilities asked for, since the logits live only in the callback); a
+//      refusal cancels the ones already submitted and is answered (400, or 503 for a full
+//      queue).
+//   3. Each choice's events go through one Choice (its text decoded incrementally and cut at
+//      a stop string, whose match cancels its engine request), streamed or not, so a stream's
+//      text is the whole response's text. Without streaming, wait for every choice to end
+//      (cancelling them all when the client goes away) and answer with the whole response.
+//      With streaming, answer with an SSE stream: each event becomes a chunk, then the usage
 //      chunk when asked for and `data: [DONE]`; an engine error becomes an error event. A
 //      client that goes away (a failed write, or its socket closed) has its choices cancelled.
 #include "pipesplit/serve/http/openai_server.h"
@@ -39,7 +43,7 @@ constexpr const char kJson[] = "application/json";
 
 void Answer(httplib::Response& res, const ApiError& error) {
   res.status = error.status;
-  res.set_content(error.Json().dump(), kJson);
+  res.set_content(Dump(error.Json()), kJson);
 }
 
 // What the engine's callbacks hand one HTTP request: every event of its choices, in order.
@@ -50,16 +54,24 @@ class Exchange {
     int32_t token;
     FinishReason finish;
     std::string error;
+    std::optional<TokenLogprob> logprob;
   };
 
   explicit Exchange(size_t choices) : ids_(choices, -1), open_(choices) {}
 
   // The callback of choice `choice`; it keeps the exchange alive, since the engine may call it
-  // after the HTTP request is gone (the cancellation's event).
-  static TokenSink Sink(const std::shared_ptr<Exchange>& exchange, int64_t choice) {
-    return [exchange, choice](const TokenEvent& e) {
+  // after the HTTP request is gone (the cancellation's event). With `top_logprobs` it computes
+  // each token's log probability and that many alternatives.
+  static TokenSink Sink(const std::shared_ptr<Exchange>& exchange, int64_t choice,
+                        std::optional<int> top_logprobs) {
+    return [exchange, choice, top_logprobs](const TokenEvent& e) {
+      std::optional<TokenLogprob> logprob;
+      if (top_logprobs && e.token >= 0 && !e.logits.empty()) {
+        logprob = LogprobOf(e.logits, e.token, *top_logprobs);
+      }
       std::lock_guard lock(exchange->mu_);
-      exchange->items_.push_back({choice, e.token, e.finish, std::string(e.error)});
+      exchange->items_.push_back(
+          {choice, e.token, e.finish, std::string(e.error), std::move(logprob)});
       exchange->cv_.notify_one();
     };
   }
@@ -72,7 +84,7 @@ class Exchange {
     cv_.wait_for(lock, timeout, [&] { return !items_.empty(); });
     return std::exchange(items_, {});
   }
-  // Counts an ended choice; whether every choice has ended.
+  // Counts a choice ended for the client; whether every choice has ended.
   bool End() { return --open_ == 0; }
   bool Done() const { return open_ == 0; }
 
@@ -84,7 +96,68 @@ class Exchange {
   size_t open_;               // choices not ended (read by the handler's thread only)
 };
 
-std::string SseEvent(const json& data) { return "data: " + data.dump() + "\n\n"; }
+// One choice as the client sees it, streamed or not: its tokens, its text (cut at a stop
+// string) and log probabilities, and how it ended.
+class Choice {
+ public:
+  Choice(const text::Tokenizer* tokenizer, const CompletionRequest& cr, std::string echo)
+      : echo_(std::move(echo)), offset_(static_cast<int64_t>(echo_.size())) {
+    if (tokenizer != nullptr) text_.emplace(*tokenizer, cr.stop);
+  }
+
+  // What one engine event adds: its text (the echoed prompt first), tokens and log
+  // probabilities; `finish` is set when the choice ends with it. A stop token ends the text
+  // before it; a stop string, before the string (the caller cancels the engine's request).
+  // Events after the end add nothing.
+  struct Delta {
+    std::string text;
+    std::vector<int32_t> tokens;
+    std::vector<TokenLogprob> logprobs;
+    FinishReason finish = FinishReason::kNone;
+  };
+  Delta Take(Exchange::Item& item) {
+    Delta d;
+    if (finish_ != FinishReason::kNone) return d;
+    if (!started_) d.text = echo_;
+    started_ = true;
+    if (item.token >= 0) {
+      d.tokens.push_back(item.token);
+      if (item.logprob) d.logprobs.push_back(std::move(*item.logprob));
+      if (text_ && item.finish != FinishReason::kStop) d.text += text_->Push(item.token);
+      if (text_ && text_->stopped()) d.finish = FinishReason::kStop;
+    }
+    if (d.finish == FinishReason::kNone && item.finish != FinishReason::kNone) {
+      if (text_) d.text += text_->Finish();
+      d.finish = item.finish;
+    }
+    finish_ = d.finish;
+    tokens_.insert(tokens_.end(), d.tokens.begin(), d.tokens.end());
+    return d;
+  }
+  // The log probabilities' text offset for the next tokens (completions), advanced past them.
+  int64_t Offsets(const std::vector<TokenLogprob>& logprobs, const text::Tokenizer* tokenizer) {
+    const int64_t at = offset_;
+    for (const TokenLogprob& t : logprobs) {
+      offset_ +=
+          tokenizer != nullptr ? static_cast<int64_t>(tokenizer->TokenBytes(t.token).size()) : 0;
+    }
+    return at;
+  }
+  bool stopped_by_text() const { return text_ && text_->stopped(); }
+  FinishReason finish() const { return finish_; }
+  const std::vector<int32_t>& tokens() const { return tokens_; }
+  bool started() const { return started_; }
+
+ private:
+  std::optional<text::StoppingText> text_;
+  std::string echo_;
+  int64_t offset_ = 0;
+  std::vector<int32_t> tokens_;
+  bool started_ = false;
+  FinishReason finish_ = FinishReason::kNone;
+};
+
+std::string SseEvent(const json& data) { return "data: " + Dump(data) + "\n\n"; }
 
 }  // namespace
 
@@ -104,6 +177,8 @@ struct OpenAiServer::Impl {
   void Stream(const CompletionRequest& cr, const ResponseHeader& header,
               const std::shared_ptr<Exchange>& exchange, const httplib::Request& req,
               httplib::Response& res);
+  // Every choice of `cr`, in order (n per prompt), with its echoed prompt.
+  std::vector<Choice> Choices(const CompletionRequest& cr) const;
   void CancelAll(const Exchange& exchange) {
     for (int64_t id : exchange.ids()) {
       if (id >= 0) engine.Cancel(id);
@@ -139,16 +214,18 @@ void OpenAiServer::Impl::Completion(const httplib::Request& req, httplib::Respon
   } catch (const ApiError& error) {
     return Answer(res, error);
   }
-  auto exchange = std::make_shared<Exchange>(cr.prompts.size());  // step 2
-  for (size_t i = 0; i < cr.prompts.size(); ++i) {
+  const size_t num_choices = cr.prompts.size() * static_cast<size_t>(cr.n);
+  auto exchange = std::make_shared<Exchange>(num_choices);  // step 2
+  for (size_t i = 0; i < num_choices; ++i) {
     EngineRequest er;
-    er.prompt = cr.prompts[i];
+    er.prompt = cr.prompts[i / static_cast<size_t>(cr.n)];
     er.max_tokens = cr.max_tokens > 0 ? cr.max_tokens : std::numeric_limits<int32_t>::max();
     er.sampling = cr.sampling;
     if (cr.seeded) er.sample_key = i;
     er.stop_token_ids = cr.stop_token_ids;
-    SubmitResult submitted =
-        engine.Submit(std::move(er), Exchange::Sink(exchange, static_cast<int64_t>(i)));
+    er.logits = cr.logprobs.has_value();
+    SubmitResult submitted = engine.Submit(
+        std::move(er), Exchange::Sink(exchange, static_cast<int64_t>(i), cr.logprobs));
     if (submitted.status != SubmitResult::Status::kOk) {
       CancelAll(*exchange);
       const bool busy = submitted.status == SubmitResult::Status::kQueueFull ||
@@ -170,20 +247,41 @@ void OpenAiServer::Impl::Completion(const httplib::Request& req, httplib::Respon
   }
 }
 
+std::vector<Choice> OpenAiServer::Impl::Choices(const CompletionRequest& cr) const {
+  std::vector<Choice> choices;
+  for (size_t p = 0; p < cr.prompts.size(); ++p) {
+    std::string echo;
+    if (cr.echo) {
+      echo = p < cr.prompt_texts.size() && cr.prompt_texts[p] ? *cr.prompt_texts[p]
+                                                              : tokenizer->Decode(cr.prompts[p]);
+    }
+    for (int64_t k = 0; k < cr.n; ++k) choices.emplace_back(tokenizer, cr, echo);
+  }
+  return choices;
+}
+
 void OpenAiServer::Impl::Respond(const CompletionRequest& cr, const ResponseHeader& header,
                                  const std::shared_ptr<Exchange>& exchange,
                                  const httplib::Request& req, httplib::Response& res) {
   ++open_requests;
   ConnectionWatch watch(req);
-  std::vector<ChoiceResult> choices(cr.prompts.size());
+  std::vector<Choice> choices = Choices(cr);
+  std::vector<ChoiceResult> results(choices.size());
+  std::vector<std::vector<TokenLogprob>> logprobs(choices.size());
+  int64_t prompt_tokens = 0;
+  for (const std::vector<int32_t>& p : cr.prompts) prompt_tokens += static_cast<int64_t>(p.size());
+  prompt_tokens *= cr.n;
   std::optional<std::string> error;
   while (!exchange->Done()) {
     for (Exchange::Item& item : exchange->Take(kPoll)) {
-      ChoiceResult& c = choices[item.choice];
-      if (item.token >= 0) c.tokens.push_back(item.token);
-      if (item.finish == FinishReason::kNone) continue;
-      c.finish = item.finish;
       if (item.finish == FinishReason::kError && !error) error = item.error;
+      Choice& choice = choices[item.choice];
+      ChoiceResult& r = results[item.choice];
+      Choice::Delta d = choice.Take(item);
+      r.text += d.text;
+      for (TokenLogprob& t : d.logprobs) logprobs[item.choice].push_back(std::move(t));
+      if (d.finish == FinishReason::kNone) continue;
+      if (choice.stopped_by_text()) engine.Cancel(exchange->ids()[item.choice]);
       exchange->End();
     }
     if (!exchange->Done() && watch.Closed()) {
@@ -195,15 +293,16 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& cr, const ResponseHead
   }
   --open_requests;
   if (error) return Answer(res, {engine.state() == Engine::State::kFailed ? 500 : 503, *error, ""});
-  int64_t prompt_tokens = 0;
-  for (const std::vector<int32_t>& p : cr.prompts) prompt_tokens += static_cast<int64_t>(p.size());
-  for (ChoiceResult& c : choices) {
-    if (tokenizer == nullptr) continue;
-    std::span<const int32_t> shown(c.tokens);
-    if (c.finish == FinishReason::kStop && !shown.empty()) shown = shown.first(shown.size() - 1);
-    c.text = tokenizer->Decode(shown);
+  for (size_t i = 0; i < choices.size(); ++i) {
+    ChoiceResult& r = results[i];
+    r.tokens = choices[i].tokens();
+    r.finish = choices[i].finish();
+    if (cr.logprobs) {
+      r.logprobs =
+          LogprobsJson(logprobs[i], cr.chat, tokenizer, choices[i].Offsets(logprobs[i], tokenizer));
+    }
   }
-  res.set_content(CompletionResponse(header, choices, prompt_tokens).dump(), kJson);
+  res.set_content(Dump(CompletionResponse(header, results, prompt_tokens)), kJson);
 }
 
 void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeader& header,
@@ -211,25 +310,24 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeade
                                 const httplib::Request& req, httplib::Response& res) {
   ++open_requests;
   struct State {
-    std::vector<std::optional<text::IncrementalDecoder>> decoders;
-    std::vector<bool> started;
+    std::vector<Choice> choices;
     int64_t prompt_tokens = 0;
     int64_t completion_tokens = 0;
     bool finished = false;
   };
   auto state = std::make_shared<State>();
-  for (size_t i = 0; i < cr.prompts.size(); ++i) {
-    state->decoders.emplace_back();
-    if (tokenizer != nullptr) state->decoders.back().emplace(*tokenizer);
-    state->prompt_tokens += static_cast<int64_t>(cr.prompts[i].size());
+  state->choices = Choices(cr);
+  for (const std::vector<int32_t>& p : cr.prompts) {
+    state->prompt_tokens += static_cast<int64_t>(p.size()) * cr.n;
   }
-  state->started.assign(cr.prompts.size(), false);
   auto watch = std::make_shared<ConnectionWatch>(req);
   const bool include_usage = cr.include_usage;
+  const bool logprobs = cr.logprobs.has_value();
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider(
       "text/event-stream",
-      [this, exchange, state, watch, header, include_usage](size_t, httplib::DataSink& sink) {
+      [this, exchange, state, watch, header, include_usage, logprobs](size_t,
+                                                                      httplib::DataSink& sink) {
         // The events taken at once go out in one write: a client that reads slowly gets what
         // has queued meanwhile, the failure's error event included, without a call per token.
         for (;;) {
@@ -244,19 +342,21 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeade
               finished = true;
               break;
             }
-            std::string text;
-            std::vector<int32_t> tokens;
-            if (item.token >= 0) {
-              tokens.push_back(item.token);
-              ++state->completion_tokens;
-              auto& decoder = state->decoders[item.choice];
-              if (decoder && item.finish != FinishReason::kStop) text = decoder->Push(item.token);
+            Choice& choice = state->choices[item.choice];
+            const bool first = !choice.started();
+            Choice::Delta d = choice.Take(item);
+            if (d.tokens.empty() && d.finish == FinishReason::kNone && d.text.empty()) continue;
+            state->completion_tokens += static_cast<int64_t>(d.tokens.size());
+            json lp = nullptr;
+            if (logprobs) {
+              lp = LogprobsJson(d.logprobs, header.chat, tokenizer,
+                                choice.Offsets(d.logprobs, tokenizer));
             }
-            if (tokens.empty() && item.finish == FinishReason::kNone) continue;
-            out += SseEvent(StreamChunk(header, item.choice, text, tokens, item.finish,
-                                        !state->started[item.choice]));
-            state->started[item.choice] = true;
-            if (item.finish != FinishReason::kNone && exchange->End()) {
+            out += SseEvent(
+                StreamChunk(header, item.choice, d.text, d.tokens, d.finish, first, std::move(lp)));
+            if (d.finish == FinishReason::kNone) continue;
+            if (choice.stopped_by_text()) engine.Cancel(exchange->ids()[item.choice]);
+            if (exchange->End()) {
               if (include_usage) {
                 out += SseEvent(UsageChunk(header, state->prompt_tokens, state->completion_tokens));
               }

@@ -4,6 +4,10 @@
 
 #include <sentencepiece_processor.h>
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
 #include "pipesplit/runtime/tensor/tensor.h"
 
 namespace pipesplit::serve::text {
@@ -50,6 +54,27 @@ std::string Tokenizer::Decode(std::span<const int32_t> ids) const {
   return text;
 }
 
+std::string Tokenizer::TokenBytes(int32_t id) const {
+  const sentencepiece::SentencePieceProcessor& p = impl_->processor;
+  if (id < 0 || id >= p.GetPieceSize()) return "";
+  const std::string piece = p.IdToPiece(id);
+  if (p.IsByte(id) && piece.size() == 6 && piece.starts_with("<0x") && piece.ends_with(">")) {
+    return std::string(1, static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16)));
+  }
+  if (p.IsControl(id)) return piece;
+  constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space
+  std::string out;
+  for (size_t i = 0; i < piece.size();) {
+    if (std::string_view(piece).substr(i, 3) == kSpace) {
+      out += ' ';
+      i += 3;
+    } else {
+      out += piece[i++];
+    }
+  }
+  return out;
+}
+
 int64_t Tokenizer::vocab_size() const { return impl_->processor.GetPieceSize(); }
 int32_t Tokenizer::bos_id() const { return impl_->processor.bos_id(); }
 int32_t Tokenizer::eos_id() const { return impl_->processor.eos_id(); }
@@ -65,6 +90,53 @@ std::string IncrementalDecoder::Push(int32_t token) {
   prefix_ = read_;
   read_ = ids_.size();
   return text.substr(shown.size());
+}
+
+std::string IncrementalDecoder::Finish() {
+  std::span<const int32_t> all(ids_);
+  const std::string shown = tokenizer_.Decode(all.subspan(prefix_, read_ - prefix_));
+  const std::string text = tokenizer_.Decode(all.subspan(prefix_));
+  prefix_ = read_ = ids_.size();
+  if (text.size() <= shown.size()) return "";
+  return text.substr(shown.size());
+}
+
+std::string StoppingText::Release(bool final) {
+  size_t cut = std::string::npos;
+  for (const std::string& s : stops_) cut = std::min(cut, pending_.find(s));
+  if (cut != std::string::npos) {
+    stopped_ = true;
+    std::string out = pending_.substr(0, cut);
+    pending_.clear();
+    return out;
+  }
+  if (final) return std::exchange(pending_, {});
+  // Hold back the longest end of the text that begins a stop string.
+  size_t held = 0;
+  for (const std::string& s : stops_) {
+    for (size_t n = std::min(s.size() - 1, pending_.size()); n > held; --n) {
+      if (std::string_view(pending_).substr(pending_.size() - n) ==
+          std::string_view(s).substr(0, n)) {
+        held = n;
+        break;
+      }
+    }
+  }
+  std::string out = pending_.substr(0, pending_.size() - held);
+  pending_.erase(0, pending_.size() - held);
+  return out;
+}
+
+std::string StoppingText::Push(int32_t token) {
+  if (stopped_) return "";
+  pending_ += decoder_.Push(token);
+  return Release(/*final=*/false);
+}
+
+std::string StoppingText::Finish() {
+  if (stopped_) return "";
+  pending_ += decoder_.Finish();
+  return Release(/*final=*/true);
 }
 
 std::string ChatPrompt(const std::vector<ChatMessage>& messages) {

@@ -189,13 +189,16 @@ class Endpoints(unittest.TestCase):
                 ("top_p", 2, "'top_p' must be in (0, 1]"),
                 ("stream", "yes", "'stream' must be a boolean"),
                 ("seed", 1.5, "'seed' must be an integer"),
-                ("n", 2, "'n' must be 1"),
+                ("n", 0, "'n' must be from 1 to 128"),
+                ("n", 200, "'n' must be from 1 to 128"),
                 ("prompt", 3.5, "'prompt' must be a string, a list of token ids"),
                 ("prompt", [1, -2], "'prompt' must hold token ids"),
                 ("prompt", [], "'prompt' must be a string, a list of token ids"),
                 ("stop_token_ids", 3, "'stop_token_ids' must be a list of token ids"),
-                ("stop", ["\n"], "'stop' is not supported"),
-                ("logprobs", 2, "'logprobs' is not supported"),
+                ("stop", [1], "'stop' must be a string or a list of strings"),
+                ("logprobs", 21, "'logprobs' must be from 0 to 20"),
+                ("logprobs", True, "'logprobs' must be an integer"),
+                ("echo", "yes", "'echo' must be a boolean"),
                 ("frobnicate", 1, "unknown field 'frobnicate'")]:
             body = {"prompt": [1, 2], "max_tokens": 2}
             body[field] = value

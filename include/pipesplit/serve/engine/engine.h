@@ -127,7 +127,8 @@ std::string_view FinishReasonName(FinishReason reason);
 struct TokenEvent {
   int32_t token = -1;
   FinishReason finish = FinishReason::kNone;
-  // The logits the token was sampled from (keep_logits; valid during the callback only).
+  // The logits the token was sampled from (keep_logits or EngineRequest::logits; valid during
+  // the callback only).
   std::span<const float> logits;
   double seconds = 0;      // since Run started serving
   std::string_view error;  // kError: why
@@ -143,6 +144,8 @@ struct EngineRequest {
   // default the key is the request's id.
   std::optional<uint64_t> sample_key;
   std::vector<int32_t> stop_token_ids;
+  // Hand the sink the logits of each token (TokenEvent::logits), as keep_logits does for all.
+  bool logits = false;
 };
 
 struct SubmitResult {

@@ -25,6 +25,10 @@ class Tokenizer {
   std::vector<int32_t> Encode(std::string_view text) const;
   // The text of `ids`; ids outside the vocabulary and control ids (bos, eos) give no text.
   std::string Decode(std::span<const int32_t> ids) const;
+  // The bytes of one token as it stands in a text: its piece with SentencePiece's U+2581 as a
+  // space, a byte-fallback piece (<0xE2>) as its byte, a control token as its piece ("</s>");
+  // "" outside the vocabulary. (Log probabilities name tokens so.)
+  std::string TokenBytes(int32_t id) const;
   int64_t vocab_size() const;
   // -1 when the model has none.
   int32_t bos_id() const;
@@ -46,12 +50,43 @@ class IncrementalDecoder {
   explicit IncrementalDecoder(const Tokenizer& tokenizer) : tokenizer_(tokenizer) {}
   // The new text once `token` is added ("" when there is none yet).
   std::string Push(int32_t token);
+  // The text held back when the stream ends: its last character, incomplete, decodes to U+FFFD
+  // as decoding every token at once gives it. The text of every Push and of Finish together is
+  // the text of all the tokens.
+  std::string Finish();
 
  private:
   const Tokenizer& tokenizer_;
   std::vector<int32_t> ids_;
   size_t prefix_ = 0;  // the window's first token
   size_t read_ = 0;    // tokens whose text is shown
+};
+
+// The text of one choice as its tokens arrive, cut before the first of `stops` (OpenAI's
+// `stop`): what a stream sends piece by piece and what a whole response holds are one text.
+// Text that may begin a stop string is held back until it cannot (a stream never sends part
+// of a stop string).
+class StoppingText {
+ public:
+  StoppingText(const Tokenizer& tokenizer, std::vector<std::string> stops)
+      : decoder_(tokenizer), stops_(std::move(stops)) {}
+  // The text `token` adds that can be shown now. When a stop string appears: the text before it,
+  // and stopped() holds (later tokens add nothing).
+  std::string Push(int32_t token);
+  // The text still held back when the choice ends another way (IncrementalDecoder::Finish, and a
+  // partial stop string, which then is text).
+  std::string Finish();
+  bool stopped() const { return stopped_; }
+
+ private:
+  // Cuts `pending_` at a stop string (returning what precedes it), or returns what cannot begin
+  // one and keeps the rest.
+  std::string Release(bool final);
+
+  IncrementalDecoder decoder_;
+  std::vector<std::string> stops_;
+  std::string pending_;
+  bool stopped_ = false;
 };
 
 struct ChatMessage {

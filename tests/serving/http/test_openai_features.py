@@ -1,0 +1,236 @@
+"""`pipesplit serve` as OpenAI clients use it: a streamed choice's text is the non-streamed one's
+(alone and 24 requests at once), log probabilities equal the log-softmax of the logits
+`generate --dump-logits` writes for the same prompt, stop strings (streamed and not), n choices
+with a seed (the same samples whatever else runs), echo. Standard library only.
+"""
+
+import json
+import math
+import os
+import sys
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import serve_client as sc  # noqa: E402
+from test_endpoints import VOCAB, spm_decode, tokenizer  # noqa: E402
+
+PROMPTS = ["This License applies to", "The GNU General Public License is", "You may convey",
+           "Each contributor grants you", "If you modify a copy", "Copyright", "free software",
+           "the source code", "Notwithstanding any other provision", "To protect your rights",
+           "Developers that use", "For example, if you distribute"]
+
+
+def features_model():
+    return sc.example("features_model", "--layers", "2", "--hidden", "32", "--heads", "4",
+                      "--kv-heads", "2", "--ffn", "64", "--vocab", str(VOCAB), "--requests", "1",
+                      "--prompt-len", "8")
+
+
+def log_softmax(row):
+    most = max(row)
+    total = math.fsum(math.exp(x - most) for x in row)
+    return [x - most - math.log(total) for x in row]
+
+
+class Features(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(sc.SCRATCH, exist_ok=True)
+        cls.folder = features_model()
+        cls.spm = tokenizer()
+        cls.server = sc.Server(cls.folder, "--tokenizer", cls.spm, "--served-model-name", "tiny",
+                               "--batches-in-flight", "2")
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        assert status == 0, "exit %d:\n%s" % (status, cls.server.output)
+
+    def whole(self, path, body):
+        status, r = self.server.post(path, body)
+        self.assertEqual(status, 200, r)
+        return r
+
+    def streamed(self, path, body):
+        status, events, done = self.server.stream(path, dict(body, stream=True))
+        self.assertEqual(status, 200, events)
+        self.assertTrue(done)
+        return events
+
+    @staticmethod
+    def stream_text(events, chat=False):
+        if chat:
+            return "".join(e["choices"][0]["delta"]["content"] for e in events)
+        return "".join(e["choices"][0]["text"] for e in events)
+
+    def test_streamed_text_is_the_whole_text_alone_and_at_once(self):
+        bodies = [{"prompt": p, "max_tokens": 24, "temperature": 0} for p in PROMPTS]
+        alone = {}
+        for i, body in enumerate(bodies):
+            r = self.whole("/v1/completions", body)["choices"][0]
+            events = self.streamed("/v1/completions", body)
+            self.assertEqual(self.stream_text(events), r["text"], body["prompt"])
+            self.assertEqual([t for e in events for t in e["choices"][0]["token_ids"]],
+                             r["token_ids"])
+            alone[i] = r
+        chat = {"messages": [{"role": "user", "content": "What is free software?"}],
+                "max_tokens": 24, "temperature": 0}
+        r = self.whole("/v1/chat/completions", chat)["choices"][0]
+        self.assertEqual(self.stream_text(self.streamed("/v1/chat/completions", chat), True),
+                         r["message"]["content"])
+
+        # 24 at once: each prompt streamed and not.
+        results = {}
+
+        def client(i, stream):
+            if stream:
+                events = self.streamed("/v1/completions", bodies[i])
+                results[(i, stream)] = (
+                    self.stream_text(events),
+                    [t for e in events for t in e["choices"][0]["token_ids"]])
+            else:
+                c = self.whole("/v1/completions", bodies[i])["choices"][0]
+                results[(i, stream)] = (c["text"], c["token_ids"])
+
+        threads = [threading.Thread(target=client, args=(i, s))
+                   for i in range(len(bodies)) for s in (False, True)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(len(results), 2 * len(bodies))
+        for i in range(len(bodies)):
+            for stream in (False, True):
+                text, tokens = results[(i, stream)]
+                # The text of a choice is its tokens' text, whatever ran beside it; batching
+                # may only change tokens at a near tie, and then the text follows them.
+                self.assertEqual(text, spm_decode(self.spm, tokens), (i, stream))
+                if tokens == alone[i]["token_ids"]:
+                    self.assertEqual(text, alone[i]["text"], (i, stream))
+
+    def test_logprobs_are_the_log_softmax_of_the_dumped_logits(self):
+        prompt = [5, 6, 7, 8, 9, 10, 11, 12]
+        new = 10
+        prompts = os.path.join(sc.SCRATCH, "logprob_prompt.json")
+        with open(prompts, "w") as f:
+            json.dump([prompt], f)
+        npy = os.path.join(sc.SCRATCH, "logprob_logits.npy")
+        out = os.path.join(sc.SCRATCH, "logprob_tokens.json")
+        run = sc.run(["generate", os.path.join(self.folder, "model.py"), "--params",
+                      os.path.join(self.folder, "params.safetensors"), "--prompts", prompts,
+                      "--max-new-tokens", str(new), "--dump-logits", npy, "-o", out])
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        shape, logits = sc.read_npy_float32(npy)
+        self.assertEqual(shape, (1, new, VOCAB))
+        with open(out) as f:
+            tokens = json.load(f)["requests"][0]["tokens"]
+
+        r = self.whole("/v1/completions", {"prompt": prompt, "max_tokens": new,
+                                           "temperature": 0, "logprobs": 3})
+        choice = r["choices"][0]
+        self.assertEqual(choice["token_ids"], tokens)
+        lp = choice["logprobs"]
+        self.assertEqual(set(lp), {"tokens", "token_logprobs", "top_logprobs", "text_offset"})
+        self.assertEqual(len(lp["token_logprobs"]), new)
+        for t in range(new):
+            expected = log_softmax(logits[t * VOCAB:(t + 1) * VOCAB])
+            self.assertAlmostEqual(lp["token_logprobs"][t], expected[tokens[t]], delta=1e-5)
+            top = sorted(range(VOCAB), key=lambda v: (-expected[v], v))[:3]
+            given = sorted(lp["top_logprobs"][t].values(), reverse=True)
+            if len(given) == 3:  # else two tokens share a text (one key)
+                for got, want in zip(given, [expected[v] for v in top]):
+                    self.assertAlmostEqual(got, want, delta=1e-5)
+        self.assertEqual(lp["text_offset"][0], 0)
+
+        # Chat: logprobs true with top_logprobs, each token with its bytes; streamed the same.
+        chat = {"messages": [{"role": "user", "content": "free software"}], "max_tokens": 6,
+                "temperature": 0, "logprobs": True, "top_logprobs": 2}
+        c = self.whole("/v1/chat/completions", chat)["choices"][0]
+        content = c["logprobs"]["content"]
+        self.assertEqual(len(content), 6)
+        for entry in content:
+            self.assertEqual(set(entry), {"token", "logprob", "bytes", "top_logprobs"})
+            self.assertEqual(len(entry["top_logprobs"]), 2)
+            self.assertLessEqual(entry["logprob"], 0)
+            self.assertGreaterEqual(entry["logprob"], entry["top_logprobs"][1]["logprob"] - 1e-6)
+            if all(b < 128 for b in entry["bytes"]):
+                self.assertEqual(bytes(entry["bytes"]).decode(), entry["token"])
+        events = self.streamed("/v1/chat/completions", chat)
+        streamed = [x for e in events if e["choices"][0]["logprobs"]
+                    for x in e["choices"][0]["logprobs"]["content"]]
+        self.assertEqual(streamed, content)
+
+    def test_stop_strings(self):
+        body = {"prompt": "This License applies to", "max_tokens": 24, "temperature": 0}
+        text = self.whole("/v1/completions", body)["choices"][0]["text"]
+        self.assertGreater(len(text), 8, text)
+        stop = text[len(text) // 2:len(text) // 2 + 3]
+        before = text[:text.index(stop)]
+        for stops in (stop, [stop, "\u0000never"]):
+            r = self.whole("/v1/completions", dict(body, stop=stops))["choices"][0]
+            self.assertEqual(r["text"], before)
+            self.assertEqual(r["finish_reason"], "stop")
+            events = self.streamed("/v1/completions", dict(body, stop=stops))
+            self.assertEqual(self.stream_text(events), before)
+            self.assertEqual(events[-1]["choices"][0]["finish_reason"], "stop")
+            self.assertNotIn(stop, self.stream_text(events))
+        # A stop string that never appears changes nothing.
+        r = self.whole("/v1/completions", dict(body, stop=["\u0000never"]))["choices"][0]
+        self.assertEqual((r["text"], r["finish_reason"]), (text, "length"))
+        for value, message in ((["a"] * 5, "at most 4"), ([""], "must not be empty"),
+                               (3, "'stop' must be a string or a list of strings")):
+            status, err = self.server.post("/v1/completions", dict(body, stop=value))
+            self.assertEqual(status, 400, err)
+            self.assertIn(message, err["error"]["message"])
+
+    def test_n_choices_with_a_seed(self):
+        body = {"prompt": "You may convey", "max_tokens": 12, "temperature": 1.0, "n": 3,
+                "seed": 11}
+        first = self.whole("/v1/completions", body)
+        self.assertEqual([c["index"] for c in first["choices"]], [0, 1, 2])
+        self.assertEqual(first["usage"]["completion_tokens"], 36)
+        samples = [c["token_ids"] for c in first["choices"]]
+        self.assertGreater(len({tuple(s) for s in samples}), 1, samples)
+
+        # The same with other requests running beside it, streamed too.
+        busy = [threading.Thread(target=self.whole, args=(
+            "/v1/completions", {"prompt": p, "max_tokens": 16, "temperature": 1.0}))
+            for p in PROMPTS]
+        for t in busy:
+            t.start()
+        again = self.whole("/v1/completions", body)
+        events = self.streamed("/v1/completions", body)
+        for t in busy:
+            t.join(120)
+        self.assertEqual([c["token_ids"] for c in again["choices"]], samples)
+        per_choice = {}
+        for e in events:
+            c = e["choices"][0]
+            per_choice.setdefault(c["index"], []).extend(c["token_ids"])
+        self.assertEqual([per_choice[i] for i in range(3)], samples)
+        other = self.whole("/v1/completions", dict(body, seed=12))
+        self.assertNotEqual([c["token_ids"] for c in other["choices"]], samples)
+        # Two prompts with n = 2: choice i is of prompt i // 2.
+        two = self.whole("/v1/completions", dict(body, prompt=["You may convey", "Copyright"],
+                                                 n=2))
+        self.assertEqual(len(two["choices"]), 4)
+        self.assertEqual(two["choices"][0]["token_ids"], samples[0])
+        status, err = self.server.post("/v1/completions", dict(body, n=0))
+        self.assertEqual(status, 400, err)
+        self.assertIn("'n' must be from 1 to 128", err["error"]["message"])
+
+    def test_echo(self):
+        body = {"prompt": "This License applies to", "max_tokens": 6, "temperature": 0}
+        plain = self.whole("/v1/completions", body)["choices"][0]["text"]
+        echoed = self.whole("/v1/completions", dict(body, echo=True))["choices"][0]["text"]
+        self.assertEqual(echoed, body["prompt"] + plain)
+        self.assertEqual(self.stream_text(self.streamed("/v1/completions", dict(body, echo=True))),
+                         echoed)
+        status, err = self.server.post("/v1/completions", dict(body, echo=True, logprobs=1))
+        self.assertEqual(status, 400, err)
+        self.assertEqual(err["error"]["param"], "echo")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
