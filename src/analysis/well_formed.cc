@@ -102,8 +102,6 @@ using namespace ir;  // NOLINT: IR node names throughout
 
 namespace {
 
-std::string Quoted(const std::string& name) { return "'" + (name.empty() ? "v" : name) + "'"; }
-
 bool IsForcePure(const FunctionNode& func) {
   const AttrValue* v = func.GetAttr(ir::attr::kForcePure);
   if (v == nullptr) return false;

@@ -23,10 +23,6 @@ struct Slot {
   StructInfo sinfo;      // null for a tir_vars entry
 };
 
-std::string Plural(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 std::string BufferText(const BufferNode& buffer) {
   std::string dims;
   for (const PrimExpr& dim : buffer.shape()) {

@@ -16,6 +16,17 @@
 
 namespace pipesplit::analysis {
 
+// A var's name in quotes for a message ('v' when it has none, as the printer names it).
+inline std::string Quoted(const std::string& name) {
+  return "'" + (name.empty() ? "v" : name) + "'";
+}
+// A TIR name in quotes.
+inline std::string QuotedTirName(const std::string& name) { return "'" + name + "'"; }
+// "1 buffer", "3 buffers".
+inline std::string Plural(size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 // Relax nesting (functions, blocks, expressions) deeper than this is reported, not walked (the
 // parser caps nesting at 200; see kMaxDepth in structural_comparer.h for the stack budget).
 inline constexpr int kMaxCheckDepth = 512;

@@ -12,8 +12,6 @@ using namespace ir;  // NOLINT: IR node names throughout
 
 namespace {
 
-std::string Quoted(const std::string& name) { return "'" + (name.empty() ? "v" : name) + "'"; }
-
 bool IsLeafOrTuple(const Expr& e) { return IsLeafExpr(e) || e->kind() == NodeKind::kTuple; }
 
 bool IsCallTir(const CallNode& call) {

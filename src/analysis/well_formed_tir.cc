@@ -16,17 +16,11 @@ using namespace ir;  // NOLINT: IR node names throughout
 
 namespace {
 
-std::string Quoted(const std::string& name) { return "'" + name + "'"; }
-
-std::string Plural(size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 // Each statement kind is checked by its own handler.
 class TirChecker : private StmtFunctor<void(const StmtNode&, Span)> {
  public:
   TirChecker(const PrimFuncNode& func, const std::string& name, std::vector<Diagnostic>* out)
-      : func_(func), where_(" in prim function " + Quoted(name)), out_(out) {}
+      : func_(func), where_(" in prim function " + QuotedTirName(name)), out_(out) {}
 
   void Run();
 
@@ -101,7 +95,7 @@ class TirChecker : private StmtFunctor<void(const StmtNode&, Span)> {
 void TirChecker::Run() {
   Span span = func_.span();
   for (const TirVar& param : func_.params()) {
-    if (param) DefineVar(param.get(), "parameter " + Quoted(param->name()));
+    if (param) DefineVar(param.get(), "parameter " + QuotedTirName(param->name()));
   }
   for (const auto& [param, buffer] : func_.buffer_map()) {
     if (buffer) BindShapeVars(buffer);
@@ -142,7 +136,7 @@ void TirChecker::UseVar(const TirVarNode& var, Span span) {
   if (it != vars_.end() && it->second.visible > 0) return;
   if (!reported_.insert(&var).second) return;
   if (it == vars_.end()) {
-    Error(span, "variable " + Quoted(var.name()) + " is not defined");
+    Error(span, "variable " + QuotedTirName(var.name()) + " is not defined");
   } else {
     Error(span, it->second.what + " is used outside the scope that defines it");
   }
@@ -158,8 +152,8 @@ void TirChecker::BindShapeVars(const Buffer& buffer) {
     if (var == nullptr) continue;
     auto it = vars_.find(var);
     if (it == vars_.end() || it->second.visible == 0) {
-      DefineVar(var,
-                "shape variable " + Quoted(var->name()) + " of buffer " + Quoted(buffer->name()));
+      DefineVar(var, "shape variable " + QuotedTirName(var->name()) + " of buffer " +
+                         QuotedTirName(buffer->name()));
     }
   }
 }
@@ -167,23 +161,23 @@ void TirChecker::BindShapeVars(const Buffer& buffer) {
 void TirChecker::UseShape(const Buffer& buffer, Span context) {
   for (const PrimExpr& dim : buffer->shape()) {
     if (dim == nullptr) {
-      Error(context, "buffer " + Quoted(buffer->name()) + " has a missing dimension");
+      Error(context, "buffer " + QuotedTirName(buffer->name()) + " has a missing dimension");
       continue;
     }
     Expr(dim, context);
-    Integer(dim, "a dimension of buffer " + Quoted(buffer->name()), context);
+    Integer(dim, "a dimension of buffer " + QuotedTirName(buffer->name()), context);
   }
   for (const PrimExpr& stride : buffer->strides()) {
     if (stride == nullptr) continue;
     Expr(stride, context);
-    Integer(stride, "a stride of buffer " + Quoted(buffer->name()), context);
+    Integer(stride, "a stride of buffer " + QuotedTirName(buffer->name()), context);
   }
   if (const PrimExpr& offset = buffer->elem_offset()) {
     Expr(offset, context);
-    Integer(offset, "the element offset of buffer " + Quoted(buffer->name()), context);
+    Integer(offset, "the element offset of buffer " + QuotedTirName(buffer->name()), context);
   }
   if (buffer->layout().offset_factor < 1) {
-    Error(context, "buffer " + Quoted(buffer->name()) + " has offset factor " +
+    Error(context, "buffer " + QuotedTirName(buffer->name()) + " has offset factor " +
                        std::to_string(buffer->layout().offset_factor) + ", not a positive one");
   }
 }
@@ -201,7 +195,7 @@ void TirChecker::DefineBuffer(const Buffer& buffer) {
   scope_.push_back(buffer.get());
   // Its data pointer (A.data) lives as long as it.
   if (buffer->data()) {
-    DefineVar(buffer->data().get(), "data pointer of buffer " + Quoted(buffer->name()));
+    DefineVar(buffer->data().get(), "data pointer of buffer " + QuotedTirName(buffer->name()));
   }
 }
 
@@ -209,7 +203,7 @@ bool TirChecker::UseBuffer(const Buffer& buffer, const char* access, Span span) 
   auto it = buffers_.find(buffer.get());
   if (it != buffers_.end() && it->second.visible > 0) return true;
   if (!reported_.insert(buffer.get()).second) return false;
-  std::string name = Quoted(buffer->name());
+  std::string name = QuotedTirName(buffer->name());
   if (it == buffers_.end() || !it->second.defined) {
     Error(span, std::string(access) + " buffer " + name + ", which is not defined");
   } else {
@@ -228,18 +222,19 @@ void TirChecker::Indices(const Buffer& buffer, const std::vector<PrimExpr>& indi
                          const char* access, Span span) {
   size_t rank = buffer->shape().size();
   if (indices.size() != rank) {
-    Error(span, std::string(access) + " buffer " + Quoted(buffer->name()) + " has " +
+    Error(span, std::string(access) + " buffer " + QuotedTirName(buffer->name()) + " has " +
                     Plural(indices.size(), "index", "indices") + " but the buffer has " +
                     Plural(rank, "dimension", "dimensions"));
   }
   for (size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] == nullptr) {
       Error(span, "index " + std::to_string(i) + " of a " + access + " buffer " +
-                      Quoted(buffer->name()) + " is missing");
+                      QuotedTirName(buffer->name()) + " is missing");
       continue;
     }
     Expr(indices[i], span);
-    Integer(indices[i], "index " + std::to_string(i) + " of buffer " + Quoted(buffer->name()),
+    Integer(indices[i],
+            "index " + std::to_string(i) + " of buffer " + QuotedTirName(buffer->name()),
             Pick(indices[i]->span(), span));
   }
 }
@@ -267,11 +262,11 @@ void TirChecker::Expr(const PrimExpr& expr, Span context) {
     // T.Let(body, where={v: value}): v is defined in the body only.
     Expr(let->value(), span);
     size_t mark = Mark();
-    if (let->var()) DefineVar(let->var().get(), "variable " + Quoted(let->var()->name()));
+    if (let->var()) DefineVar(let->var().get(), "variable " + QuotedTirName(let->var()->name()));
     Expr(let->body(), span);
     PopTo(mark);
     if (let->var() && let->value() && let->var()->dtype() != let->value()->dtype()) {
-      Error(span, "T.Let binds " + Quoted(let->var()->name()) + " of dtype " +
+      Error(span, "T.Let binds " + QuotedTirName(let->var()->name()) + " of dtype " +
                       let->var()->dtype().ToString() + " to a value of dtype " +
                       let->value()->dtype().ToString());
     }
@@ -300,7 +295,7 @@ void TirChecker::Stmt(const ir::Stmt& stmt, Span context) {
 void TirChecker::VisitStmt_(const LetStmtNode& let, Span span) {
   Expr(let.value(), span);
   size_t mark = Mark();
-  if (let.var()) DefineVar(let.var().get(), "variable " + Quoted(let.var()->name()));
+  if (let.var()) DefineVar(let.var().get(), "variable " + QuotedTirName(let.var()->name()));
   Stmt(let.body(), span);
   PopTo(mark);
 }
@@ -315,7 +310,7 @@ void TirChecker::VisitStmt_(const AllocateNode& alloc, Span span) {
   for (const PrimExpr& extent : alloc.extents()) Expr(extent, span);
   size_t mark = Mark();
   if (alloc.buffer_var()) {
-    DefineVar(alloc.buffer_var().get(), "variable " + Quoted(alloc.buffer_var()->name()));
+    DefineVar(alloc.buffer_var().get(), "variable " + QuotedTirName(alloc.buffer_var()->name()));
   }
   Stmt(alloc.body(), span);
   PopTo(mark);
@@ -373,13 +368,13 @@ void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
       }
       if (attr.is_thread_launch()) {
         // T.launch_thread defines its var for the body; the extent is an integer of its dtype.
-        Integer(attr.value(), "the extent of thread " + Quoted(target.thread_tag), span);
+        Integer(attr.value(), "the extent of thread " + QuotedTirName(target.thread_tag), span);
         if (attr.value() && attr.value()->dtype() != target.var->dtype()) {
-          Error(span, "thread variable " + Quoted(target.var->name()) + " is " +
+          Error(span, "thread variable " + QuotedTirName(target.var->name()) + " is " +
                           target.var->dtype().ToString() + " but its extent is " +
                           attr.value()->dtype().ToString());
         }
-        DefineVar(target.var.get(), "thread variable " + Quoted(target.var->name()));
+        DefineVar(target.var.get(), "thread variable " + QuotedTirName(target.var->name()));
       } else {
         UseVar(*target.var, span);
       }
@@ -395,8 +390,10 @@ void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
       }
       for (const PrimExpr& e : r.identity) Expr(e, span);
       size_t lambda = Mark();
-      for (const TirVar& v : r.lhs) DefineVar(v.get(), "reducer parameter " + Quoted(v->name()));
-      for (const TirVar& v : r.rhs) DefineVar(v.get(), "reducer parameter " + Quoted(v->name()));
+      for (const TirVar& v : r.lhs)
+        DefineVar(v.get(), "reducer parameter " + QuotedTirName(v->name()));
+      for (const TirVar& v : r.rhs)
+        DefineVar(v.get(), "reducer parameter " + QuotedTirName(v->name()));
       for (const PrimExpr& e : r.result) Expr(e, span);
       PopTo(lambda);
       break;
@@ -407,7 +404,7 @@ void TirChecker::VisitStmt_(const AttrStmtNode& attr, Span span) {
 }
 
 void TirChecker::For(const ForNode& loop, Span span) {
-  std::string name = loop.loop_var() ? Quoted(loop.loop_var()->name()) : "'?'";
+  std::string name = loop.loop_var() ? QuotedTirName(loop.loop_var()->name()) : "'?'";
   Expr(loop.min(), span);
   Expr(loop.extent(), span);
   Integer(loop.min(), "the start of loop " + name, span);
@@ -440,7 +437,7 @@ void TirChecker::Realize(const BlockRealizeNode& realize, Span span) {
     Expr(values[i], span);
     if (i < iters.size() && values[i] && iters[i].var &&
         values[i]->dtype() != iters[i].var->dtype()) {
-      Error(span, "iter variable " + Quoted(iters[i].var->name()) + " of " + name + " is " +
+      Error(span, "iter variable " + QuotedTirName(iters[i].var->name()) + " of " + name + " is " +
                       iters[i].var->dtype().ToString() + " but its value is " +
                       values[i]->dtype().ToString());
     }
@@ -469,8 +466,9 @@ void TirChecker::Block(const BlockNode& block, Span span) {
       Error(span, name + " has an iter variable that is missing");
       continue;
     }
-    Integer(iter.var, "iter variable " + Quoted(iter.var->name()) + " of " + name, span);
-    DefineVar(iter.var.get(), "block iter variable " + Quoted(iter.var->name()) + " of " + name);
+    Integer(iter.var, "iter variable " + QuotedTirName(iter.var->name()) + " of " + name, span);
+    DefineVar(iter.var.get(),
+              "block iter variable " + QuotedTirName(iter.var->name()) + " of " + name);
   }
   for (const Buffer& buffer : block.alloc_buffers()) {
     if (buffer == nullptr) continue;
@@ -504,7 +502,7 @@ void TirChecker::Store(const BufferStoreNode& store, Span span) {
   Indices(buffer, store.indices(), "store to", span);
   Expr(store.value(), span);
   if (store.value() && store.value()->dtype() != buffer->dtype()) {
-    Error(span, "store to buffer " + Quoted(buffer->name()) + " of dtype " +
+    Error(span, "store to buffer " + QuotedTirName(buffer->name()) + " of dtype " +
                     buffer->dtype().ToString() + " has a value of dtype " +
                     store.value()->dtype().ToString());
   }

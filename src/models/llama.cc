@@ -12,16 +12,13 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
+#include "src/models/model_text.h"
 #include "src/models/splitmix.h"
 
 namespace pipesplit::models {
 namespace {
 
 using Rng = SplitMix;
-
-std::string F32(const std::string& shape) {
-  return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);
-}
 
 // How a weight is split under tensor parallelism: MLC's shard function name (null: not split)
 // and the dim cut.

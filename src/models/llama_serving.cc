@@ -12,6 +12,7 @@
 
 #include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
+#include "src/models/model_text.h"
 #include "src/models/splitmix.h"
 
 namespace pipesplit::models {
@@ -21,10 +22,6 @@ constexpr double kRopeTheta = 10000.0;
 constexpr const char* kEps = "1.0000000000000001e-05";
 constexpr const char* kAttention = "vm.builtin.attention_kv_cache_attention_with_fused_qkv";
 constexpr const char* kCreate = "vm.builtin.paged_attention_kv_cache_create";
-
-std::string F32(const std::string& shape) {
-  return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);
-}
 
 std::string JoinInts(const std::vector<int64_t>& values) {
   std::string out;

@@ -44,9 +44,9 @@ struct Weights {
   }
 };
 
-class Generator {
+class SyntheticGenerator {
  public:
-  explicit Generator(const SyntheticLlamaConfig& c) : c_(c) {
+  explicit SyntheticGenerator(const SyntheticLlamaConfig& c) : c_(c) {
     int packed = c.hidden / 8;
     int scales = c.hidden / 32;
     embed_q_ = w_.Add(Tensor(fmt::format("{}, {}", c.vocab, packed), "uint32"));
@@ -232,7 +232,7 @@ class Generator {
 }  // namespace
 
 std::string GenerateSyntheticLlama(const SyntheticLlamaConfig& config) {
-  return Generator(config).Module();
+  return SyntheticGenerator(config).Module();
 }
 
 }  // namespace pipesplit::models

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pipesplit/runtime/exec/interpreter.h"
+#include "src/runtime/exec/op_name.h"
 
 namespace pipesplit::runtime {
 namespace {
@@ -31,8 +32,6 @@ class Storage : public Object {
   int64_t nbytes_;
   Tensor bytes_;
 };
-
-const std::string& OpName(const ir::CallNode& call) { return call.op_node()->script_name(); }
 
 void ExpectArgs(const ir::CallNode& call, const std::vector<Value>& args, size_t n) {
   if (args.size() != n) {

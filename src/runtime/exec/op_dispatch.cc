@@ -8,6 +8,7 @@
 #include "pipesplit/runtime/dist/collectives.h"
 #include "pipesplit/runtime/exec/interpreter.h"
 #include "pipesplit/runtime/kernels/kernels.h"
+#include "src/runtime/exec/op_name.h"
 #include "src/runtime/exec/op_profile.h"
 
 namespace pipesplit::runtime {
@@ -23,8 +24,6 @@ ir::AttrValue AttrOf(const ir::CallNode& call, const std::string& name) {
   }
   return ir::AttrValue();
 }
-
-const std::string& OpName(const ir::CallNode& call) { return call.op_node()->script_name(); }
 
 int64_t IntAttr(const ir::CallNode& call, const std::string& name) {
   ir::AttrValue v = AttrOf(call, name);

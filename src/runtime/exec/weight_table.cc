@@ -53,7 +53,7 @@ void CheckWeightType(const WeightSource& weights, int64_t index, DataType dtype,
       dtype.ToString(), ShapeToString(shape), function, DescribeDeclared(*declared, dims));
   const WeightLocation where = weights.Locate(index);
   const bool dtype_differs = !declared->dtype().is_void() && declared->dtype() != dtype;
-  const Span field = dtype_differs ? where.dtype : where.shape;
+  const pipesplit::Span field = dtype_differs ? where.dtype : where.shape;
   if (field.valid()) pipesplit::ThrowError(field, message);
   if (where.record.valid()) pipesplit::ThrowError(where.record, message);
   throw RuntimeError(where.file.empty() ? message : where.file + ": " + message);

@@ -172,11 +172,6 @@ class PathCollector : private ir::StmtVisitor {
   std::vector<const void*> stack_;
 };
 
-bool IsConst(const PrimExpr& e, int64_t value) {
-  std::optional<int64_t> c = ir::AsConstInt(e);
-  return c && *c == value;
-}
-
 }  // namespace
 
 std::string Join(const std::vector<std::string>& items) {

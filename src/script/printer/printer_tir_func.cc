@@ -27,11 +27,6 @@ bool ContainsBlock(const ir::Stmt& s) {
   return finder.found;
 }
 
-bool IsConst(const PrimExpr& e, int64_t value) {
-  std::optional<int64_t> c = ir::AsConstInt(e);
-  return c && *c == value;
-}
-
 bool IsImplicitRoot(const ir::Stmt& s) {
   const auto* realize = ir::As<ir::BlockRealizeNode>(s);
   if (realize == nullptr) return false;

@@ -28,6 +28,12 @@
 
 namespace pipesplit::script::printer {
 
+// Whether `e` is the integer constant `value`.
+inline bool IsConst(const ir::PrimExpr& e, int64_t value) {
+  std::optional<int64_t> c = ir::AsConstInt(e);
+  return c && *c == value;
+}
+
 // "a, b, c": items joined by commas (the one joiner of the TIR printer).
 std::string Join(const std::vector<std::string>& items);
 

@@ -12,11 +12,6 @@ namespace {
 
 using ir::PrimExpr;
 
-bool IsConst(const PrimExpr& e, int64_t value) {
-  std::optional<int64_t> c = ir::AsConstInt(e);
-  return c && *c == value;
-}
-
 bool MentionsAny(const PrimExpr& e, const std::unordered_set<const ir::TirVarNode*>& vars) {
   bool found = false;
   ir::VisitTirVars(e, [&](const ir::TirVar& v) { found |= vars.count(v.get()) != 0; });

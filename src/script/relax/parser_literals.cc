@@ -1,5 +1,7 @@
 // Syntax parser, part 3: literals — operator spellings, string literal decoding (prefixes and
 // escapes) and integer / float literal decoding.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -182,8 +184,7 @@ void SyntaxParser::DecodeString(const Token& token, std::string* out) const {
           int v = i + k < end ? HexValue(s[i + k]) : -1;
           if (v < 0) {
             ErrorAt(at, at + 2,
-                    std::string("invalid \\") + e + " escape: expected " + std::to_string(digits) +
-                        " hex digits");
+                    fmt::format("invalid \\{} escape: expected {} hex digits", e, digits));
           }
           code = code * 16 + static_cast<uint32_t>(v);
         }

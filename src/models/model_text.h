@@ -1,0 +1,18 @@
+// Pieces of TVMScript text the example models are written with.
+#ifndef PIPESPLIT_SRC_MODELS_MODEL_TEXT_H_
+#define PIPESPLIT_SRC_MODELS_MODEL_TEXT_H_
+
+#include <fmt/format.h>
+
+#include <string>
+
+namespace pipesplit::models {
+
+// A float32 tensor's struct info of `shape` ("1, n, 64").
+inline std::string F32(const std::string& shape) {
+  return fmt::format("R.Tensor(({}), dtype=\"float32\")", shape);
+}
+
+}  // namespace pipesplit::models
+
+#endif  // PIPESPLIT_SRC_MODELS_MODEL_TEXT_H_
