@@ -36,11 +36,11 @@ def example(name, *flags):
 class Server:
     """`pipesplit serve` on a free port; `prefix` runs it under another command (mpirun)."""
 
-    def __init__(self, folder, *flags, env=None, prefix=(), module="model.py"):
+    def __init__(self, folder, *flags, env=None, prefix=(), module="model.py", params=None):
         self.output = ""
+        params = params or os.path.join(folder, "params.safetensors")
         command = list(prefix) + [PIPESPLIT, "serve", os.path.join(folder, module), "--params",
-                                  os.path.join(folder, "params.safetensors"), "--port", "0",
-                                  *flags]
+                                  params, "--port", "0", *flags]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, env={**os.environ, **(env or {})},
                                         start_new_session=True)
