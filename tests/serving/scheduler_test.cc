@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -101,6 +102,46 @@ TEST(ServeScheduler, KeepsDisjointBatchesInFlightAndRetiresFinishedRequests) {
   EXPECT_EQ(s.prefill_steps(), 1);
   EXPECT_EQ(s.decode_steps(), 3);
   EXPECT_EQ(s.decode_tokens(), 5);
+}
+
+// Filling the pipeline: with more requests waiting than a batch takes, the first batch takes
+// its requests whole but prefills a quarter of the chunk; the next, started while that step is
+// in flight, a quarter more than it; the steps then grow by a quarter until the prompts are in.
+TEST(ServeScheduler, TheFirstStepsFillThePipelineInGrowingChunks) {
+  SchedulerOptions o = Options(2, 4);
+  o.prefill_chunk_size = 64;
+  Scheduler s(o);
+  std::vector<int32_t> prompt(16);
+  for (int32_t i = 0; i < 16; ++i) prompt[i] = i + 1;
+  for (int64_t r = 0; r < 8; ++r) s.Add(Request(r, prompt, 2));
+  std::optional<Command> a = s.NextCommand();
+  ASSERT_TRUE(a);
+  EXPECT_THAT(a->add, ElementsAre(0, 1, 2, 3));  // the whole batch joins
+  EXPECT_EQ(a->tokens.size(), 16u);              // a quarter of the chunk
+  std::optional<Command> b = s.NextCommand();
+  ASSERT_TRUE(b);
+  EXPECT_THAT(b->add, ElementsAre(4, 5, 6, 7));
+  EXPECT_EQ(b->tokens.size(), 20u);  // a quarter more than the step in flight
+  s.Complete(LogitsFor(1, 10, 9));   // batch 0's first prompt is in: its token
+  std::optional<Command> a2 = s.NextCommand();
+  ASSERT_TRUE(a2);
+  EXPECT_EQ(a2->batch, 0);
+  EXPECT_EQ(a2->tokens.size(), 25u);  // a quarter more than batch 1's step, 1 decode row in it
+  // Everything completes: every request gets its two tokens.
+  std::vector<Seen> seen(8);
+  Collect(s, seen);
+  std::deque<int64_t> rows = {static_cast<int64_t>(b->seq_ids.size()),
+                              static_cast<int64_t>(a2->seq_ids.size())};
+  for (int guard = 0; guard < 100 && !rows.empty(); ++guard) {
+    s.Complete(LogitsFor(rows.front(), 10, 7));
+    rows.pop_front();
+    Collect(s, seen);
+    while (std::optional<Command> c = s.NextCommand()) {
+      rows.push_back(static_cast<int64_t>(c->seq_ids.size()));
+    }
+  }
+  EXPECT_TRUE(s.Idle());
+  for (const Seen& r : seen) EXPECT_EQ(r.tokens.size(), 2u);
 }
 
 TEST(ServeScheduler, RequestsJoinABatchWhenOthersLeave) {

@@ -127,9 +127,9 @@ void Scheduler::Feed(Request& r, int64_t n, bool decode, Command& c, Step& step)
   step.rows.push_back({r.spec.id, r.seq, r.computed == r.length(), decode});
 }
 
-bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, Command& c,
-                      Step& step) {
-  if (waiting_.empty() || budget <= 0 ||
+bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, bool filling,
+                      Command& c, Step& step) {
+  if (waiting_.empty() || (budget <= 0 && !filling) ||
       static_cast<int64_t>(batch.running.size()) >= options_.batch_capacity) {
     return false;
   }
@@ -139,7 +139,8 @@ bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, Co
   const int64_t watermark = running_ == 0 ? 0 : watermark_pages_;
   if (Available() - need < watermark) return false;
   const int64_t pending = r.length();
-  if (pending > budget && prefilling) return false;  // it waits for a step of its own
+  // It waits for a step of its own, unless the batch is filling (it joins, fed what is left).
+  if (pending > budget && prefilling && !filling) return false;
   waiting_.pop_front();
   r.seq = next_seq_++;
   r.batch = b;
@@ -152,10 +153,12 @@ bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, Co
   batch.running.push_back(r.spec.id);
   ++running_;
   c.add.push_back(r.seq);
-  const int64_t n = std::min(pending, budget);
-  Feed(r, n, /*decode=*/false, c, step);
-  budget -= n;
-  prefilling = true;
+  const int64_t n = std::min(pending, std::max<int64_t>(budget, 0));
+  if (n > 0) {
+    Feed(r, n, /*decode=*/false, c, step);
+    budget -= n;
+    prefilling = true;
+  }
   return true;
 }
 
@@ -198,8 +201,17 @@ std::optional<Command> Scheduler::NextCommand() {
       widest = std::max(widest, static_cast<int64_t>(other.rows.size()));
     }
     const int64_t mine = static_cast<int64_t>(batch.running.size());
-    if (!in_flight_.empty() && mine + mine / 4 >= widest) {
+    // Filling the pipeline: a batch that starts from nothing while another step is in flight,
+    // or with none in flight while more requests wait than it takes (the next batches start
+    // right after it), takes its requests whole but prefills them in chunks growing by a
+    // quarter a step, so the groups after the first start soon.
+    const bool filling =
+        options_.batches_in_flight > 1 && mine == 0 &&
+        (!in_flight_.empty() || static_cast<int64_t>(waiting_.size()) > options_.batch_capacity);
+    if (!in_flight_.empty() && (mine + mine / 4 >= widest || filling)) {
       budget = std::min(budget, std::max(longest + longest / 4 - decode_rows, kMinPrefillTokens));
+    } else if (filling) {
+      budget = std::min(budget, std::max(options_.prefill_chunk_size / 4, kMinPrefillTokens));
     }
     bool prefilling = false;
     for (int64_t id : batch.running) {
@@ -217,7 +229,7 @@ std::optional<Command> Scheduler::NextCommand() {
       prefilling = true;
     }
     // 3. Waiting requests join.
-    while (Admit(batch, static_cast<int>(b), budget, prefilling, c, step)) {
+    while (Admit(batch, static_cast<int>(b), budget, prefilling, filling, c, step)) {
     }
     if (step.rows.empty()) continue;
     const bool all_single =

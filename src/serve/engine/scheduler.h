@@ -19,12 +19,16 @@
 //      token budget: prefill_chunk_size less the decode rows and, with steps of other batches
 //      in flight, unless the batch runs far fewer requests than they do (it refills), at most
 //      what keeps the step within a quarter of the longest of them (and 16 prompt tokens at
-//      least), so that the groups' steps stay even and leave no bubbles;
+//      least), so that the groups' steps stay even and leave no bubbles. A batch filling the
+//      pipeline (it runs nothing, and another step is in flight or more requests wait than it
+//      takes) is held to that too, or with nothing in flight to a quarter of the chunk: its
+//      steps then grow by a quarter each, and the groups after the first start sooner;
 //   3. while the batch has room and budget, the first waiting request joins when the pages of
 //      its whole prompt (and its tokens so far, after a preemption) are free beyond the
 //      reservations and a watermark of 1% of the pages (none when nothing runs); they are
 //      reserved for it. It joins whole when its prompt fits the budget left, else in chunks
-//      when it is the step's first prefill.
+//      when it is the step's first prefill or its batch is filling the pipeline (then with
+//      what budget is left, possibly none: the next steps feed it).
 // A step whose rows are all one token is a decode step, else a prefill step (batch_prefill).
 // Complete takes the logits of the oldest step in flight and samples a token for each row
 // that ended its sequence's pending tokens; a request ends at a stop token or its max tokens.
@@ -150,7 +154,8 @@ class Scheduler {
   // Takes `r` out of the caches (the next command removes its sequence) and its batch.
   void Leave(Request& r);
   void Finish(Request& r, int32_t token, FinishReason reason, std::span<const float> logits);
-  bool Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, Command& c, Step& step);
+  bool Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, bool filling, Command& c,
+             Step& step);
 
   SchedulerOptions options_;
   int64_t watermark_pages_;
