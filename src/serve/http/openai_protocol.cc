@@ -479,7 +479,7 @@ TokenLogprob LogprobOf(std::span<const float> logits, int32_t token, int top) {
 }
 
 json LogprobsJson(const std::vector<TokenLogprob>& tokens, bool chat,
-                  const text::Tokenizer* tokenizer, int64_t text_offset) {
+                  const text::Tokenizer* tokenizer, int64_t* text_offset) {
   auto name = [&](int32_t id) {
     return tokenizer != nullptr ? tokenizer->TokenBytes(id) : fmt::format("token_id:{}", id);
   };
@@ -504,7 +504,7 @@ json LogprobsJson(const std::vector<TokenLogprob>& tokens, bool chat,
   }
   json names = json::array(), logprobs = json::array(), tops = json::array(),
        offsets = json::array();
-  int64_t offset = text_offset;
+  int64_t& offset = *text_offset;
   for (const TokenLogprob& t : tokens) {
     const std::string s = name(t.token);
     names.push_back(s);

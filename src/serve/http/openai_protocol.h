@@ -90,10 +90,11 @@ TokenLogprob LogprobOf(std::span<const float> logits, int32_t token, int top);
 
 // OpenAI's `logprobs` object of `tokens`: for chat {"content": [{token, logprob, bytes,
 // top_logprobs}]}, for completions {tokens, token_logprobs, top_logprobs, text_offset} with
-// offsets from `text_offset` (the text before the first token). A token is named by its bytes
+// offsets from `*text_offset` (the text before the first token), which it advances past the
+// tokens (a stream's next chunk goes on from there). A token is named by its bytes
 // (Tokenizer::TokenBytes), or "token_id:N" without a tokenizer.
 nlohmann::json LogprobsJson(const std::vector<TokenLogprob>& tokens, bool chat,
-                            const text::Tokenizer* tokenizer, int64_t text_offset);
+                            const text::Tokenizer* tokenizer, int64_t* text_offset);
 
 // A response's JSON text; bytes that are not UTF-8 (a token ending inside a character) become
 // U+FFFD.

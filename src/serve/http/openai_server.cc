@@ -134,15 +134,9 @@ class Choice {
     tokens_.insert(tokens_.end(), d.tokens.begin(), d.tokens.end());
     return d;
   }
-  // The log probabilities' text offset for the next tokens (completions), advanced past them.
-  int64_t Offsets(const std::vector<TokenLogprob>& logprobs, const text::Tokenizer* tokenizer) {
-    const int64_t at = offset_;
-    for (const TokenLogprob& t : logprobs) {
-      offset_ +=
-          tokenizer != nullptr ? static_cast<int64_t>(tokenizer->TokenBytes(t.token).size()) : 0;
-    }
-    return at;
-  }
+  // The log probabilities' text offset of the next tokens (completions; LogprobsJson
+  // advances it).
+  int64_t* text_offset() { return &offset_; }
   bool stopped_by_text() const { return text_ && text_->stopped(); }
   FinishReason finish() const { return finish_; }
   const std::vector<int32_t>& tokens() const { return tokens_; }
@@ -298,8 +292,7 @@ void OpenAiServer::Impl::Respond(const CompletionRequest& cr, const ResponseHead
     r.tokens = choices[i].tokens();
     r.finish = choices[i].finish();
     if (cr.logprobs) {
-      r.logprobs =
-          LogprobsJson(logprobs[i], cr.chat, tokenizer, choices[i].Offsets(logprobs[i], tokenizer));
+      r.logprobs = LogprobsJson(logprobs[i], cr.chat, tokenizer, choices[i].text_offset());
     }
   }
   res.set_content(Dump(CompletionResponse(header, results, prompt_tokens)), kJson);
@@ -349,8 +342,7 @@ void OpenAiServer::Impl::Stream(const CompletionRequest& cr, const ResponseHeade
             state->completion_tokens += static_cast<int64_t>(d.tokens.size());
             json lp = nullptr;
             if (logprobs) {
-              lp = LogprobsJson(d.logprobs, header.chat, tokenizer,
-                                choice.Offsets(d.logprobs, tokenizer));
+              lp = LogprobsJson(d.logprobs, header.chat, tokenizer, choice.text_offset());
             }
             out += SseEvent(
                 StreamChunk(header, item.choice, d.text, d.tokens, d.finish, first, std::move(lp)));

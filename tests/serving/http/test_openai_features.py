@@ -14,18 +14,13 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import serve_client as sc  # noqa: E402
-from test_endpoints import VOCAB, spm_decode, tokenizer  # noqa: E402
+import test_endpoints  # noqa: E402
+from test_endpoints import VOCAB, spm_decode  # noqa: E402
 
 PROMPTS = ["This License applies to", "The GNU General Public License is", "You may convey",
            "Each contributor grants you", "If you modify a copy", "Copyright", "free software",
            "the source code", "Notwithstanding any other provision", "To protect your rights",
            "Developers that use", "For example, if you distribute"]
-
-
-def features_model():
-    return sc.example("features_model", "--layers", "2", "--hidden", "32", "--heads", "4",
-                      "--kv-heads", "2", "--ffn", "64", "--vocab", str(VOCAB), "--requests", "1",
-                      "--prompt-len", "8")
 
 
 def log_softmax(row):
@@ -35,18 +30,9 @@ def log_softmax(row):
 
 
 class Features(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        os.makedirs(sc.SCRATCH, exist_ok=True)
-        cls.folder = features_model()
-        cls.spm = tokenizer()
-        cls.server = sc.Server(cls.folder, "--tokenizer", cls.spm, "--served-model-name", "tiny",
-                               "--batches-in-flight", "2")
-
-    @classmethod
-    def tearDownClass(cls):
-        status = cls.server.stop()
-        assert status == 0, "exit %d:\n%s" % (status, cls.server.output)
+    # The endpoint tests' model, tokenizer and server (its setUpClass / tearDownClass).
+    setUpClass = classmethod(test_endpoints.Endpoints.setUpClass.__func__)
+    tearDownClass = classmethod(test_endpoints.Endpoints.tearDownClass.__func__)
 
     def whole(self, path, body):
         status, r = self.server.post(path, body)
