@@ -4,6 +4,11 @@
 // (p50, p99). Prompts are random token ids (seeded); every request asks for exactly
 // --output-len tokens (ignore_eos, greedy). With --long-every K, every K-th request has a
 // prompt of --long-prompt-len tokens instead (long prompts arriving while others stream).
+// With --conversations C --turns T it runs a multi-turn chat instead: C conversations at once,
+// each sending T requests one after the other, every prompt the conversation so far (its
+// prompts and the tokens generated) and --prompt-len new random ids, and reports the time to
+// first token of the last turns and the output tokens/s; --tokens-out writes every
+// conversation's ids (to compare runs).
 // bench/serve_bench.sh starts the servers and runs it (`make bench`).
 #include <httplib.h>
 
@@ -35,6 +40,9 @@ struct Options {
   int vocab = 1024;
   uint64_t seed = 0;
   std::string label;
+  int conversations = 0;  // > 0: the multi-turn chat
+  int turns = 10;
+  std::string tokens_out;
 };
 
 struct Outcome {
@@ -43,6 +51,7 @@ struct Outcome {
   double ttft = 0;
   std::vector<double> itl;
   int tokens = 0;
+  std::vector<int> token_ids;
   Clock::time_point end;
 };
 
@@ -92,8 +101,9 @@ Outcome Send(const Options& o, const std::vector<int>& prompt) {
         continue;
       }
       if (!chunk.contains("choices") || chunk["choices"].empty()) continue;
-      const size_t count = chunk["choices"][0]["token_ids"].size();
-      for (size_t i = 0; i < count; ++i) {
+      const nlohmann::json& ids = chunk["choices"][0]["token_ids"];
+      for (size_t i = 0; i < ids.size(); ++i) {
+        out.token_ids.push_back(ids[i].get<int>());
         if (!last) {
           out.ttft = std::chrono::duration<double>(now - start).count();
         } else {
@@ -118,6 +128,76 @@ Outcome Send(const Options& o, const std::vector<int>& prompt) {
   return out;
 }
 
+// The multi-turn chat (--conversations): prints its results; 1 when a request failed.
+int Chat(const Options& o) {
+  std::vector<std::vector<int>> history(o.conversations);
+  std::vector<std::vector<Outcome>> outcomes(o.conversations);
+  std::vector<std::thread> threads;
+  const Clock::time_point start = Clock::now();
+  for (int c = 0; c < o.conversations; ++c) {
+    threads.emplace_back([&, c] {
+      std::mt19937_64 rng(o.seed * 1000 + static_cast<uint64_t>(c));
+      std::uniform_int_distribution<int> token(0, o.vocab - 1);
+      for (int turn = 0; turn < o.turns; ++turn) {
+        for (int i = 0; i < o.prompt_len; ++i) history[c].push_back(token(rng));
+        Outcome out = Send(o, history[c]);
+        const bool ok = out.ok;
+        history[c].insert(history[c].end(), out.token_ids.begin(), out.token_ids.end());
+        outcomes[c].push_back(std::move(out));
+        if (!ok) break;
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  Clock::time_point end = start;
+  std::vector<double> last_ttft, ttft;
+  int64_t tokens = 0;
+  int failed = 0;
+  for (const std::vector<Outcome>& turns : outcomes) {
+    for (size_t turn = 0; turn < turns.size(); ++turn) {
+      const Outcome& r = turns[turn];
+      if (!r.ok) {
+        if (failed++ == 0) std::fprintf(stderr, "a request failed: %s\n", r.error.c_str());
+        continue;
+      }
+      end = std::max(end, r.end);
+      ttft.push_back(r.ttft);
+      if (turn + 2 >= static_cast<size_t>(o.turns)) last_ttft.push_back(r.ttft);
+      tokens += r.tokens;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(end - start).count();
+  double mean_last = 0;
+  for (double t : last_ttft) mean_last += t / static_cast<double>(last_ttft.size());
+  nlohmann::json result = {{"label", o.label},
+                           {"conversations", o.conversations},
+                           {"turns", o.turns},
+                           {"failed", failed},
+                           {"seconds", seconds},
+                           {"output_tokens_per_s", static_cast<double>(tokens) / seconds},
+                           {"ttft_p50_ms", 1e3 * Percentile(ttft, 0.5)},
+                           {"last_turns_ttft_mean_ms", 1e3 * mean_last},
+                           {"last_turns_ttft_p50_ms", 1e3 * Percentile(last_ttft, 0.5)}};
+  std::printf(
+      "%-28s %d conversations x %d turns in %.1f s (%d failed): %.0f output tok/s; TTFT p50 %.0f "
+      "ms, last two turns mean %.0f ms p50 %.0f ms\n",
+      o.label.c_str(), o.conversations, o.turns, seconds, failed,
+      result["output_tokens_per_s"].get<double>(), result["ttft_p50_ms"].get<double>(),
+      result["last_turns_ttft_mean_ms"].get<double>(),
+      result["last_turns_ttft_p50_ms"].get<double>());
+  std::printf("json %s\n", result.dump().c_str());
+  if (!o.tokens_out.empty()) {
+    std::FILE* f = std::fopen(o.tokens_out.c_str(), "w");
+    if (f == nullptr) {
+      std::fprintf(stderr, "cannot write %s\n", o.tokens_out.c_str());
+      return 1;
+    }
+    std::fprintf(f, "%s\n", nlohmann::json(history).dump().c_str());
+    std::fclose(f);
+  }
+  return failed == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,7 +214,12 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", o.vocab);
   app.add_option("--seed", o.seed);
   app.add_option("--label", o.label);
+  app.add_option("--conversations", o.conversations,
+                 "run a multi-turn chat of this many conversations at once");
+  app.add_option("--turns", o.turns, "requests of each conversation, one after the other");
+  app.add_option("--tokens-out", o.tokens_out, "write each conversation's ids (JSON)");
   CLI11_PARSE(app, argc, argv);
+  if (o.conversations > 0) return Chat(o);
 
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int> token(0, o.vocab - 1);

@@ -6,9 +6,15 @@
 # and then, with long prompts arriving among the short ones (2 groups, 2 batches in flight),
 # chunked prefill (the default chunk of 512 tokens) against whole prompts (a chunk larger than
 # any prompt). Each run prints request throughput, output tokens/s, TTFT and ITL p50/p99.
+# Last, a multi-turn chat (2 groups, 2 batches in flight): 8 conversations at once, 10 turns
+# each of 64 new prompt ids and 32 generated tokens, on a KV cache of 6144 tokens (less than the
+# conversations' 7680 at the end, so cached prefixes are evicted), with the prefix cache and
+# with --no-prefix-cache: TTFT of the last two turns, output tokens/s, the cache's hit rate,
+# and whether every generated token is the same.
 #
 # Usage: bench/serve_bench.sh [BUILD_DIR]. SERVE_BENCH_REQUESTS (default 200) and
-# SERVE_BENCH_RATE (requests/s, default 20) change the load.
+# SERVE_BENCH_RATE (requests/s, default 20) change the load; SERVE_BENCH_ONLY=chat runs the
+# multi-turn chat only, SERVE_BENCH_CHAT_TOKENS (default 6144) sets its KV cache.
 set -euo pipefail
 BUILD=${1:-build}
 PIPESPLIT=$BUILD/pipesplit
@@ -43,12 +49,14 @@ run() {
   grep '^json' "$DIR/results.out" | tail -1 | sed 's/^json //' >>"$DIR/results.jsonl"
   python3 -c "import urllib.request, sys; print(urllib.request.urlopen(sys.argv[1]).read().decode())" \
     "http://127.0.0.1:$port/metrics" |
-    grep -E '^pipesplit:(bubble_fraction|num_preemptions_total)' | sed 's/{model_name="model",*/{/;s/^/    /' || true
+    grep -E '^pipesplit:(bubble_fraction|num_preemptions_total|prefix_cache_[a-z_]*total)' |
+    sed 's/{model_name="model",*/{/;s/^/    /' | tee -a "$DIR/results.out" || true
   kill -TERM "$server"
   wait "$server"
 }
 
 rm -f "$DIR/results.jsonl" "$DIR/results.out"
+if [[ "${SERVE_BENCH_ONLY:-}" != chat ]]; then
 echo "== $REQUESTS requests of 32 prompt and 64 output tokens at $RATE/s (Poisson), streamed"
 run "1 group" "--groups 1" ""
 run "2 groups, 1 in flight (MLC)" "" ""
@@ -69,4 +77,30 @@ print("2 groups, 2 in flight: %.2fx the throughput of MLC's schedule (%.2fx one 
                                       two["itl_p99_ms"], mlc["itl_p99_ms"]))
 print("chunked prefill: p99 ITL %.1f ms vs %.1f ms with whole prompts" %
       (chunked["itl_p99_ms"], whole["itl_p99_ms"]))
+PY
+fi
+
+CHAT_TOKENS=${SERVE_BENCH_CHAT_TOKENS:-6144}
+echo "== multi-turn chat: 8 conversations x 10 turns of 64 new + 32 generated tokens, KV cache" \
+  "of $CHAT_TOKENS tokens (2 groups, 2 in flight)"
+CHAT="--conversations 8 --turns 10 --prompt-len 64 --output-len 32"
+run "prefix cache" "--batches-in-flight 2 --max-total-tokens $CHAT_TOKENS" \
+  "$CHAT --tokens-out $DIR/chat_on.json"
+run "no prefix cache" "--batches-in-flight 2 --max-total-tokens $CHAT_TOKENS --no-prefix-cache" \
+  "$CHAT --tokens-out $DIR/chat_off.json"
+python3 - "$DIR" <<'PY'
+import json, re, sys
+d = sys.argv[1]
+on, off = [json.loads(l) for l in open(d + "/results.jsonl")][-2:]
+out = open(d + "/results.out").read()
+hits = [float(v) for v in re.findall(r"prefix_cache_hit_tokens_total\{[^}]*\} (\S+)", out)]
+queries = [float(v) for v in re.findall(r"prefix_cache_query_tokens_total\{[^}]*\} (\S+)", out)]
+same = json.load(open(d + "/chat_on.json")) == json.load(open(d + "/chat_off.json"))
+print("prefix cache: last turns' TTFT %.0f ms vs %.0f ms, %.2fx the output tokens/s; %.0f%% of "
+      "the prompt tokens forked; tokens %s" %
+      (on["last_turns_ttft_mean_ms"], off["last_turns_ttft_mean_ms"],
+       on["output_tokens_per_s"] / off["output_tokens_per_s"],
+       100 * hits[-2] / queries[-2] if len(queries) >= 2 and queries[-2] else 0,
+       "identical" if same else "DIFFER"))
+sys.exit(0 if same else 1)
 PY

@@ -69,6 +69,9 @@ void AddKvCacheOptions(CLI::App* cmd, KvCacheArgs* args, const std::string& defa
                   "between the decode steps of running requests (default: an MLC folder's "
                   "prefill_chunk_size, else 512)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_flag("--no-prefix-cache", args->no_prefix_cache,
+                "compute every prompt whole: do not keep finished sequences in the KV cache for "
+                "later requests that share their first pages, nor fork a running request's");
 }
 
 }  // namespace
@@ -129,6 +132,7 @@ serve::EngineOptions EngineOptionsOf(const EngineArgs& args, const ServingGroups
     options.context_window_size = *config->context_window_size;
   }
   options.kv_cache = KvCacheBudgetOf(args.kv_cache);
+  options.prefix_cache = !args.kv_cache.no_prefix_cache;
   options.record_trace = !args.trace.empty() || !args.timeline.empty();
   return options;
 }

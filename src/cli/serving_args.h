@@ -41,6 +41,7 @@ struct KvCacheArgs {
   int64_t max_total_tokens = 0;
   std::string kv_cache_memory;  // "1GiB"
   int64_t prefill_chunk_size = 0;
+  bool no_prefix_cache = false;
 };
 // The budget of the flags (max_tokens_cap left 0); RuntimeError for a malformed size.
 serve::KvCacheBudget KvCacheBudgetOf(const KvCacheArgs& args);

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <future>
 #include <mutex>
@@ -197,10 +198,21 @@ TEST(EngineApi, RequestsThatCannotRunAreRefused) {
 TEST(EngineApi, ACancelledRequestsPagesReturn) {
   Running running(Options());
   Collector c;
-  SubmitResult r = running.engine.Submit(Request({1, 2, 3}, 200), c.Sink());
+  // The cancel comes from the sink of the third token, so the request cannot have run to its
+  // length first however fast the machine is.
+  serve::TokenSink collect = c.Sink();
+  std::atomic<int64_t> id{-1};
+  int seen = 0;
+  serve::TokenSink sink = [&](const TokenEvent& e) {
+    collect(e);
+    if (e.token >= 0 && ++seen == 3) {
+      while (id.load() < 0) std::this_thread::yield();
+      running.engine.Cancel(id.load());
+    }
+  };
+  SubmitResult r = running.engine.Submit(Request({1, 2, 3}, 200), sink);
   ASSERT_EQ(r.status, SubmitResult::Status::kOk);
-  while (c.count() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  running.engine.Cancel(r.id);
+  id.store(r.id);
   EXPECT_EQ(c.Wait(), FinishReason::kCancelled);
   EXPECT_LT(c.count(), 200u);
   for (int i = 0; i < 1000 && running.engine.Metrics().requests_running > 0; ++i) {
@@ -216,18 +228,109 @@ TEST(EngineApi, ACancelledRequestsPagesReturn) {
 TEST(EngineApi, ShutdownEndsOpenRequestsWithItsReason) {
   auto running = std::make_unique<Running>(Options());
   Collector c;
-  ASSERT_EQ(running->engine.Submit(Request({1, 2}, 260), c.Sink()).status,
-            SubmitResult::Status::kOk);
-  while (c.count() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  running->engine.Shutdown("closing time");
+  // The shutdown comes from the sink of the second token, so the request cannot have run to its
+  // length first however fast the machine is (sinks are called without the engine's lock).
+  serve::TokenSink collect = c.Sink();
+  Engine& engine = running->engine;
+  int seen = 0;
+  serve::TokenSink sink = [&](const TokenEvent& e) {
+    collect(e);
+    if (e.token >= 0 && ++seen == 2) engine.Shutdown("closing time");
+  };
+  ASSERT_EQ(running->engine.Submit(Request({1, 2}, 260), sink).status, SubmitResult::Status::kOk);
   EXPECT_EQ(c.Wait(), FinishReason::kError);
   EXPECT_EQ(c.error(), "closing time");
+  EXPECT_LT(c.count(), 260u);
   running->thread.join();
   EXPECT_EQ(running->error, "");
   EXPECT_EQ(running->engine.state(), Engine::State::kStopped);
   SubmitResult late = running->engine.Submit(Request({1}, 1), [](const TokenEvent&) {});
   EXPECT_EQ(late.status, SubmitResult::Status::kUnavailable);
   running->thread = std::thread([] {});  // for the destructor's join
+}
+
+// Conversations of several turns, each turn's prompt its history and new tokens, run at once on
+// a cache too small to keep them all: with the prefix cache the turns fork their history's
+// pages (and entries are evicted), and every token is the same as without it.
+std::vector<std::vector<int32_t>> Conversations(bool prefix_cache, serve::EngineMetrics* metrics) {
+  serve::EngineOptions o = Options();
+  o.prefix_cache = prefix_cache;
+  Running running(o);
+  constexpr int kConversations = 3;
+  constexpr int kTurns = 4;
+  std::vector<std::vector<int32_t>> history(kConversations);
+  for (int turn = 0; turn < kTurns; ++turn) {
+    std::vector<Collector> collectors(kConversations);
+    for (int c = 0; c < kConversations; ++c) {
+      for (int i = 0; i < 13; ++i) history[c].push_back((c * 7 + turn * 5 + i * 3) % 31 + 1);
+      EXPECT_EQ(running.engine.Submit(Request(history[c], 6), collectors[c].Sink()).status,
+                SubmitResult::Status::kOk);
+    }
+    for (int c = 0; c < kConversations; ++c) {
+      EXPECT_EQ(collectors[c].Wait(), FinishReason::kLength);
+      std::vector<int32_t> tokens = collectors[c].tokens();
+      history[c].insert(history[c].end(), tokens.begin(), tokens.end());
+    }
+  }
+  *metrics = running.engine.Metrics();
+  return history;
+}
+
+TEST(EngineApi, ThePrefixCacheForksEarlierTurnsAndKeepsEveryToken) {
+  serve::EngineMetrics on, off;
+  const std::vector<std::vector<int32_t>> cached = Conversations(true, &on);
+  EXPECT_EQ(cached, Conversations(false, &off));
+  EXPECT_EQ(off.prefix_cache_hits_total, 0);
+  EXPECT_EQ(on.prefix_cache_queries_total, 12);
+  EXPECT_GE(on.prefix_cache_hits_total, 6);  // every turn after the first, but for evictions
+  EXPECT_GT(on.prefix_cache_hit_tokens_total, 0);
+  EXPECT_GT(on.prefix_cache_evictions_total, 0);  // 17 pages for 3 conversations of 76 tokens
+  EXPECT_GT(on.kv_pages_cached, 0);
+  EXPECT_EQ(on.preemptions_total, 0);
+}
+
+// A module MLC compiled is memory-planned for its config's max_batch_size and
+// prefill_chunk_size (tir_var_upper_bound): steps beyond them are refused before any worker runs.
+TEST(EngineApi, StepsLargerThanTheModulesPlanAreRefused) {
+  models::LlamaConfig config;
+  config.layers = 2;
+  config.hidden = 16;
+  config.heads = 2;
+  config.ffn = 32;
+  config.vocab = 32;
+  config.stages = 2;
+  models::LlamaServingExample ex = models::GenerateLlamaServing(config, {6, 5});
+  std::string text = ex.module_text;
+  const std::string stages = "\"pipeline_parallel_stages\": 2}";
+  for (size_t at = text.find(stages); at != std::string::npos; at = text.find(stages, at + 1)) {
+    text.replace(at, stages.size(),
+                 "\"pipeline_parallel_stages\": 2, \"tir_var_upper_bound\": {\"batch_size\": 2, "
+                 "\"seq_len\": 64}}");
+  }
+  const ir::IRModule split = transform::RewritePipelineStages(script::ParseModule(text, "s.py"));
+  runtime::InMemoryWeights weights(TinyModel().weights);
+  auto run = [&](int64_t max_batch_size, int64_t chunk) -> std::string {
+    serve::EngineOptions o = Options();
+    o.max_batch_size = max_batch_size;
+    o.prefill_chunk_size = chunk;
+    o.stop_when_idle = true;
+    Engine engine(o);
+    try {
+      engine.Run(*runtime::MakeThreadLauncher(), split, weights);
+    } catch (const runtime::RuntimeError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(run(4, 64), "");  // two batches of 2, 64 tokens a step
+  EXPECT_EQ(run(6, 64),
+            "the module's batch_decode is planned for at most 2 requests in a step (its "
+            "tir_var_upper_bound batch_size, MLC's max_batch_size), but a batch runs up to 3 (max "
+            "batch size 6 over 2 batches in flight): use a max batch size of at most 4");
+  EXPECT_EQ(run(4, 65),
+            "the module's batch_prefill is planned for at most 64 tokens in a step (its "
+            "tir_var_upper_bound seq_len, MLC's prefill_chunk_size), but the prefill chunk is 65: "
+            "use at most 64");
 }
 
 TEST(EngineApi, RequestsBeforeRunAreCheckedWhenItStarts) {

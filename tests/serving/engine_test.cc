@@ -18,16 +18,18 @@ TEST(ServeCommand, RoundTripsEveryField) {
   Command c;
   c.kind = StepKind::kPrefill;
   c.batch = 2;
+  c.forks = {1, 3, 16};
   c.remove = {7};
-  c.add = {3, 4};
+  c.add = {4};
   c.seq_ids = {3, 4};
   c.lengths = {2, 1};
   c.tokens = {10, 11, 12};
   Command d = DecodeCommand(EncodeCommand(c));
   EXPECT_EQ(d.kind, StepKind::kPrefill);
   EXPECT_EQ(d.batch, 2);
+  EXPECT_THAT(d.forks, ElementsAre(1, 3, 16));
   EXPECT_THAT(d.remove, ElementsAre(7));
-  EXPECT_THAT(d.add, ElementsAre(3, 4));
+  EXPECT_THAT(d.add, ElementsAre(4));
   EXPECT_THAT(d.seq_ids, ElementsAre(3, 4));
   EXPECT_THAT(d.lengths, ElementsAre(2, 1));
   EXPECT_THAT(d.tokens, ElementsAre(10, 11, 12));
@@ -42,12 +44,16 @@ TEST(ServeCommand, RejectsWhatIsNotACommand) {
       EXPECT_THAT(e.what(), HasSubstr("malformed generation command"));
     }
   };
-  expect_bad(runtime::MakeTensor(DataType::Float(32), {6}, {0, 0, 0, 0, 0, 0}));
+  expect_bad(runtime::MakeTensor(DataType::Float(32), {7}, {0, 0, 0, 0, 0, 0, 0}));
   expect_bad(runtime::MakeIntTensor(DataType::Int(64), {3}, {0, 0, 0}));
-  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {6}, {9, 0, 0, 0, 0, 0}));     // kind
-  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {6}, {6, 0, 0, 0, 0, 0}));     // kind
-  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {7}, {1, 0, 2, 0, 0, 0, 5}));  // counts
-  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {6}, {1, 0, -1, 0, 0, 0}));    // negative
+  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {7}, {9, 0, 0, 0, 0, 0, 0}));     // kind
+  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {7}, {6, 0, 0, 0, 0, 0, 0}));     // kind
+  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {8}, {1, 0, 0, 2, 0, 0, 0, 5}));  // counts
+  expect_bad(
+      runtime::MakeIntTensor(DataType::Int(64), {8}, {1, 0, 1, 0, 0, 0, 0, 5}));  // a fork's words
+  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {7}, {1, 0, 0, -1, 0, 0, 0}));  // negative
+  expect_bad(runtime::MakeIntTensor(DataType::Int(64), {7},
+                                    {1, 0, int64_t{1} << 62, 0, 0, 0, 0}));  // overflowing forks
 }
 
 TEST(ServeSampler, GreedyTakesTheFirstLargestLogit) {

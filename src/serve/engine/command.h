@@ -12,8 +12,8 @@
 //   kHeartbeat  nothing to do (an idle controller sends it so waiting workers do not time out
 //               and a failed worker is noticed)
 //   kStats      every worker but 0 sends worker 0 its busy seconds (a float64 [1] tensor)
-#ifndef PIPESPLIT_SRC_RUNTIME_SERVE_COMMAND_H_
-#define PIPESPLIT_SRC_RUNTIME_SERVE_COMMAND_H_
+#ifndef PIPESPLIT_SRC_SERVE_ENGINE_COMMAND_H_
+#define PIPESPLIT_SRC_SERVE_ENGINE_COMMAND_H_
 
 #include <cstdint>
 #include <vector>
@@ -36,20 +36,23 @@ enum class StepKind : int64_t {
 
 struct Command {
   StepKind kind = StepKind::kStop;
-  int64_t batch = 0;             // the batch (0 .. batches_in_flight - 1) of the step
-  std::vector<int64_t> remove;   // sequences to remove first (finished or preempted requests)
+  int64_t batch = 0;  // the batch (0 .. batches_in_flight - 1) of the step
+  // Forks first, as (parent, child, tokens) triples: the child holds the parent's first tokens
+  // (a whole number of pages).
+  std::vector<int64_t> forks;
+  std::vector<int64_t> remove;   // then sequences to remove (finished or preempted requests)
   std::vector<int64_t> add;      // then sequences to add (requests joining)
   std::vector<int64_t> seq_ids;  // the forward's sequences, in row order
   std::vector<int64_t> lengths;  // tokens each appends
   std::vector<int64_t> tokens;   // those tokens, sequence after sequence
 };
 
-// [kind, batch, #remove, #add, #seq, #tokens, remove..., add..., seq_ids..., lengths...,
-//  tokens...].
+// [kind, batch, #forks, #remove, #add, #seq, #tokens, forks..., remove..., add..., seq_ids...,
+//  lengths..., tokens...] (#forks counts triples).
 runtime::Tensor EncodeCommand(const Command& command);
 // RuntimeError when `t` is not an encoded command.
 Command DecodeCommand(const runtime::Tensor& t);
 
 }  // namespace pipesplit::serve::engine
 
-#endif  // PIPESPLIT_SRC_RUNTIME_SERVE_COMMAND_H_
+#endif  // PIPESPLIT_SRC_SERVE_ENGINE_COMMAND_H_

@@ -1,7 +1,9 @@
 // The serving engine's API and Run (engine.h).
 //
 // Run, steps:
-//   1. Check the options; read the vocabulary (the rows of embed's table).
+//   1. Check the options, and the steps they give against the module's memory plan (MLC sizes
+//      it for its config's max_batch_size and prefill_chunk_size: each function's
+//      tir_var_upper_bound); read the vocabulary (the rows of embed's table).
 //   2. RunWorkers: every worker makes its ServingWorker (weights, builtins). Worker 0 runs the
 //      controller (engine_controller.cc): it sizes the caches, sends every other worker the
 //      setup command, and then issues steps until shutdown. The other workers make their cache
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "pipesplit/ir/attr_names.h"
 #include "pipesplit/ir/protocol.h"
 #include "pipesplit/support/check.h"
 #include "src/serve/engine/engine_impl.h"
@@ -42,6 +45,49 @@ void CheckOptions(const EngineOptions& options) {
     throw runtime::RuntimeError("the kv cache budget must not be negative");
   }
   if (options.max_queue < 0) throw runtime::RuntimeError("the queue limit must not be negative");
+}
+
+// The largest value `var` may take in `function` and its stages (their tir_var_upper_bound;
+// the smallest when they differ), if any bounds it.
+std::optional<int64_t> UpperBound(const ir::IRModule& mod, const char* function, const char* var) {
+  if (!mod.LookupFunction(function)) return std::nullopt;
+  std::vector<std::string> names = runtime::AnalyzeEntry(mod, function).stages;
+  names.emplace_back(function);
+  std::optional<int64_t> bound;
+  for (const std::string& name : names) {
+    ir::Function f = mod.LookupFunction(name);
+    const ir::AttrValue* attr = f ? f->GetAttr(ir::attr::kTirVarUpperBound) : nullptr;
+    const ir::AttrMap* map = attr != nullptr ? attr->as_map() : nullptr;
+    if (map == nullptr) continue;
+    for (const auto& [key, value] : *map) {
+      std::optional<int64_t> v = value.ToInt();
+      if (key == var && v) bound = std::min(bound.value_or(*v), *v);
+    }
+  }
+  return bound;
+}
+
+void CheckStepBounds(const ir::IRModule& mod, const EngineOptions& options) {
+  const int64_t rows =
+      (options.max_batch_size + options.batches_in_flight - 1) / options.batches_in_flight;
+  for (const char* function : {serve_fn::kBatchDecode, serve_fn::kBatchPrefill}) {
+    std::optional<int64_t> bound = UpperBound(mod, function, "batch_size");
+    if (bound && rows > *bound) {
+      throw runtime::RuntimeError(fmt::format(
+          "the module's {} is planned for at most {} requests in a step (its tir_var_upper_bound "
+          "batch_size, MLC's max_batch_size), but a batch runs up to {} (max batch size {} over "
+          "{} batch{} in flight): use a max batch size of at most {}",
+          function, *bound, rows, options.max_batch_size, options.batches_in_flight,
+          options.batches_in_flight == 1 ? "" : "es", *bound * options.batches_in_flight));
+    }
+  }
+  std::optional<int64_t> tokens = UpperBound(mod, serve_fn::kBatchPrefill, "seq_len");
+  if (tokens && options.prefill_chunk_size > *tokens) {
+    throw runtime::RuntimeError(fmt::format(
+        "the module's {} is planned for at most {} tokens in a step (its tir_var_upper_bound "
+        "seq_len, MLC's prefill_chunk_size), but the prefill chunk is {}: use at most {}",
+        serve_fn::kBatchPrefill, *tokens, options.prefill_chunk_size, *tokens));
+  }
 }
 
 // The exception being handled on `worker` of `group`, as the runtime::WorkerError it reports.
@@ -233,6 +279,7 @@ EngineRunResult Engine::Run(runtime::Launcher& launcher, const ir::IRModule& mod
   EngineRunResult result;
   try {
     CheckOptions(options);  // step 1
+    CheckStepBounds(mod, options);
     const int64_t vocabulary = ServingVocabulary(mod, weights);
     {
       std::lock_guard lock(e.mu);

@@ -146,6 +146,7 @@ void Controller::Setup(const std::function<void(const EngineInfo&)>& on_ready) {
   s.prefill_chunk_size = options_.prefill_chunk_size;
   s.num_pages = info.num_pages;
   s.max_sequence_length = info.max_sequence_length;
+  s.prefix_cache = options_.prefix_cache;
   scheduler_.emplace(s);
   busy_.assign(static_cast<size_t>(num_workers_), 0.0);
   {
@@ -328,6 +329,14 @@ void Controller::Publish() {
   m.requests_preempted = s.num_preempted_waiting();
   m.preemptions_total = s.preemptions();
   m.kv_pages_used = s.pages_used();
+  m.kv_pages_cached = options_.prefix_cache ? s.pages_cached() : 0;
+  const engine::PrefixCacheStats prefix = s.prefix_cache_stats();
+  m.prefix_cache_queries_total = prefix.lookups;
+  m.prefix_cache_hits_total = prefix.hits;
+  m.prefix_cache_query_tokens_total = prefix.lookup_tokens;
+  m.prefix_cache_hit_tokens_total = prefix.hit_tokens;
+  m.prefix_cache_evictions_total = prefix.evictions;
+  m.prefix_cache_entries = prefix.entries;
   m.prompt_tokens_total = s.prompt_tokens();
   m.active_seconds =
       active_seconds_ + (active_since_ ? Seconds(Clock::now() - *active_since_) : 0.0);

@@ -22,11 +22,18 @@ int32_t Scheduler::Request::TokenAt(int64_t i) const {
   return i < p ? spec.prompt[i] : output[i - p];
 }
 
+std::vector<int32_t> Scheduler::Request::Tokens(int64_t n) const {
+  std::vector<int32_t> tokens;
+  tokens.reserve(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) tokens.push_back(TokenAt(i));
+  return tokens;
+}
+
 Scheduler::Scheduler(const SchedulerOptions& options)
     : options_(options),
       watermark_pages_(std::max<int64_t>(1, options.num_pages / 100)),
       batches_(static_cast<size_t>(options.batches_in_flight)),
-      free_pages_(options.num_pages) {
+      pool_(options.num_pages) {
   PS_CHECK(options.batches_in_flight >= 1 && options.batch_capacity >= 1 &&
            options.prefill_chunk_size >= 1);
   PS_CHECK(PagesFor(options.max_sequence_length) <= options.num_pages)
@@ -64,10 +71,37 @@ void Scheduler::Cancel(int64_t id, FinishReason reason) {
   Finish(r, -1, reason, {});
 }
 
-void Scheduler::Leave(Request& r) {
+int64_t Scheduler::pages_cached() const {
+  std::vector<bool> running(static_cast<size_t>(options_.num_pages), false);
+  int64_t held = 0;
+  for (const Batch& batch : batches_) {
+    for (int64_t id : batch.running) {
+      for (int64_t page : requests_.at(id).pages) {
+        if (!running[static_cast<size_t>(page)]) ++held;
+        running[static_cast<size_t>(page)] = true;
+      }
+    }
+  }
+  return pages_used() - held;
+}
+
+PrefixCacheStats Scheduler::prefix_cache_stats() const {
+  PrefixCacheStats stats = prefix_stats_;
+  stats.entries = prefix_.size();
+  return stats;
+}
+
+void Scheduler::Leave(Request& r, bool keep) {
   PS_CHECK(r.seq >= 0);
-  to_remove_.push_back(r.seq);
-  free_pages_ += r.pages;
+  if (keep && options_.prefix_cache && r.computed >= kPageSize) {
+    // Every token computed so far is in the caches once the steps in flight are done, and
+    // they are done before any step that forks the entry.
+    prefix_.Insert({r.seq, r.Tokens(r.computed), std::move(r.pages), 0}, pool_, to_remove_);
+  } else {
+    to_remove_.push_back(r.seq);
+    for (int64_t page : r.pages) pool_.Release(page);
+  }
+  r.pages.clear();
   reserved_pages_ -= r.reserved;
   std::vector<int64_t>& running = batches_[r.batch].running;
   running.erase(std::find(running.begin(), running.end(), r.spec.id));
@@ -75,14 +109,13 @@ void Scheduler::Leave(Request& r) {
   r.seq = -1;
   r.batch = -1;
   r.computed = 0;
-  r.pages = 0;
   r.reserved = 0;
 }
 
 void Scheduler::Finish(Request& r, int32_t token, FinishReason reason,
                        std::span<const float> logits) {
   const int64_t id = r.spec.id;
-  if (r.seq >= 0) Leave(r);
+  if (r.seq >= 0) Leave(r, /*keep=*/reason != FinishReason::kError);
   events_.push_back({id, token, reason, logits});
   requests_.erase(id);
 }
@@ -97,6 +130,11 @@ void Scheduler::Preempt(Request& r) {
 
 bool Scheduler::MakeRoom(int64_t n, const Request& r) {
   while (Available() < n) {
+    // Cached prefixes go before any running request.
+    if (prefix_.EvictOne(-1, pool_, to_remove_)) {
+      ++prefix_stats_.evictions;
+      continue;
+    }
     Request* youngest = nullptr;
     for (Batch& batch : batches_) {
       for (int64_t id : batch.running) {
@@ -113,13 +151,15 @@ bool Scheduler::MakeRoom(int64_t n, const Request& r) {
 }
 
 void Scheduler::Feed(Request& r, int64_t n, bool decode, Command& c, Step& step) {
-  const int64_t need = PagesFor(r.computed + n) - r.pages;
+  const int64_t need = PagesFor(r.computed + n) - static_cast<int64_t>(r.pages.size());
   const int64_t from_reserve = std::min(need, r.reserved);
   PS_CHECK(Available() >= need - from_reserve);
   r.reserved -= from_reserve;
   reserved_pages_ -= from_reserve;
-  r.pages += need;
-  free_pages_ -= need;
+  for (int64_t i = 0; i < need; ++i) r.pages.push_back(pool_.Take());
+  if (r.fed_step != steps_) r.fed = 0;
+  r.fed_step = steps_;
+  r.fed += n;
   c.seq_ids.push_back(r.seq);
   c.lengths.push_back(n);
   for (int64_t i = 0; i < n; ++i) c.tokens.push_back(r.TokenAt(r.computed + i));
@@ -135,12 +175,29 @@ bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, bo
   }
   Request& r = requests_.at(waiting_.front());
   if (r.preempted_step == steps_) return false;  // preempted while forming this step
-  const int64_t need = PagesFor(r.length());
-  const int64_t watermark = running_ == 0 ? 0 : watermark_pages_;
-  if (Available() - need < watermark) return false;
-  const int64_t pending = r.length();
+  Match match = FindPrefix(r);
+  if (match.wait) return false;
+  int64_t need = PagesFor(r.length()) - match.length / kPageSize;
+  int64_t pending = r.length() - match.length;
   // It waits for a step of its own, unless the batch is filling (it joins, fed what is left).
   if (pending > budget && prefilling && !filling) return false;
+  const int64_t watermark = running_ == 0 ? 0 : watermark_pages_;
+  // Evicts cache entries (but `keep`'s) until `need` pages are available beyond the watermark.
+  auto make_room = [&](int64_t keep) {
+    while (Available() - need < watermark && prefix_.EvictOne(keep, pool_, to_remove_)) {
+      ++prefix_stats_.evictions;
+    }
+    return Available() - need >= watermark;
+  };
+  if (!make_room(match.cached ? match.seq : -1)) {
+    // Only the entry it would fork is left to evict: it is computed whole instead.
+    if (!match.cached) return false;
+    match = Match{};
+    need = PagesFor(r.length());
+    pending = r.length();
+    if (pending > budget && prefilling && !filling) return false;
+    if (!make_room(-1)) return false;
+  }
   waiting_.pop_front();
   r.seq = next_seq_++;
   r.batch = b;
@@ -152,7 +209,23 @@ bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, bo
   r.joined_once = true;
   batch.running.push_back(r.spec.id);
   ++running_;
-  c.add.push_back(r.seq);
+  if (options_.prefix_cache) {
+    ++prefix_stats_.lookups;
+    prefix_stats_.lookup_tokens += r.length();
+  }
+  if (match.length > 0) {
+    c.forks.insert(c.forks.end(), {match.seq, r.seq, match.length});
+    for (int64_t i = 0; i < match.length / kPageSize; ++i) {
+      pool_.Hold((*match.pages)[i]);
+      r.pages.push_back((*match.pages)[i]);
+    }
+    r.computed = match.length;
+    if (match.cached) prefix_.Touch(match.seq);
+    ++prefix_stats_.hits;
+    prefix_stats_.hit_tokens += match.length;
+  } else {
+    c.add.push_back(r.seq);
+  }
   const int64_t n = std::min(pending, std::max<int64_t>(budget, 0));
   if (n > 0) {
     Feed(r, n, /*decode=*/false, c, step);
@@ -160,6 +233,36 @@ bool Scheduler::Admit(Batch& batch, int b, int64_t& budget, bool& prefilling, bo
     prefilling = true;
   }
   return true;
+}
+
+Scheduler::Match Scheduler::FindPrefix(const Request& r) const {
+  Match best;
+  if (!options_.prefix_cache || r.length() <= kPageSize) return best;
+  const std::vector<int32_t> tokens = r.Tokens(r.length());
+  // At least the last token is fed: its logits give the next one.
+  const int64_t limit = r.length() - 1;
+  if (const PrefixCache::Entry* entry = prefix_.Longest(tokens, limit, kPageSize, &best.length)) {
+    best.seq = entry->seq;
+    best.pages = &entry->pages;
+    best.cached = true;
+  }
+  int64_t future = best.length;
+  for (const Batch& batch : batches_) {
+    for (int64_t id : batch.running) {
+      const Request& q = requests_.at(id);
+      const int64_t n = std::min(q.length(), limit);
+      int64_t common = 0;
+      while (common < n && q.TokenAt(common) == tokens[static_cast<size_t>(common)]) ++common;
+      const int64_t shared = common / kPageSize * kPageSize;
+      // Tokens fed in the step being formed are not in the caches before it runs.
+      const int64_t computed = q.computed - (q.fed_step == steps_ ? q.fed : 0);
+      const int64_t now = std::min(shared, computed / kPageSize * kPageSize);
+      if (now > best.length) best = {q.seq, now, &q.pages, false, false};
+      future = std::max(future, shared);
+    }
+  }
+  best.wait = future > best.length;
+  return best;
 }
 
 std::optional<Command> Scheduler::NextCommand() {
@@ -182,7 +285,8 @@ std::optional<Command> Scheduler::NextCommand() {
       }
       Request& r = it->second;
       if (r.output.empty() || r.length() - r.computed != 1) continue;
-      const int64_t need = PagesFor(r.computed + 1) - r.pages - r.reserved;
+      const int64_t need =
+          PagesFor(r.computed + 1) - static_cast<int64_t>(r.pages.size()) - r.reserved;
       if (need > 0 && !MakeRoom(need, r)) continue;
       Feed(r, 1, /*decode=*/true, c, step);
       ++decode_rows;
@@ -286,6 +390,7 @@ Command Scheduler::StopCommand() {
     const std::vector<int64_t> running = batch.running;
     for (int64_t id : running) Leave(requests_.at(id));
   }
+  prefix_.Clear(pool_, to_remove_);
   Command c;
   c.kind = StepKind::kStop;
   c.remove = std::exchange(to_remove_, {});

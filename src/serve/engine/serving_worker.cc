@@ -9,8 +9,8 @@
 //      the next group, receives straight from the previous one, the dispatcher.
 // CreateCache calls the module's creator on this worker (ProbeCacheArguments calls it for a
 // cache of one page and keeps the arguments the creator passes to the builtin).
-// Execute: sequence changes, begin_forward, the stage, end_forward; the first worker of the
-// last group hands the logits to worker 0.
+// Execute: sequence changes (forks, removals, additions), begin_forward, the stage, end_forward;
+// the first worker of the last group hands the logits to worker 0.
 #include "src/serve/engine/serving_worker.h"
 
 #include <algorithm>
@@ -210,6 +210,9 @@ runtime::Tensor ServingWorker::Execute(const Command& command) {
            (command.kind == StepKind::kPrefill || command.kind == StepKind::kDecode));
   auto begin = std::chrono::steady_clock::now();
   batch_ = command.batch;
+  for (size_t i = 0; i + 2 < command.forks.size(); i += 3) {
+    cache_->ForkSequence(command.forks[i], command.forks[i + 1], command.forks[i + 2]);
+  }
   for (int64_t id : command.remove) cache_->RemoveSequence(id);
   for (int64_t id : command.add) cache_->AddSequence(id);
   cache_->BeginForward(command.seq_ids, command.lengths);

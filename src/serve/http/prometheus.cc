@@ -69,6 +69,24 @@ std::string PrometheusText(const EngineMetrics& m, const std::string& model_name
   w.Scalar(metric::kPagesUsed, "gauge", "KV cache pages holding tokens.", d(m.kv_pages_used));
   w.Scalar(metric::kPagesFree, "gauge", "KV cache pages free.",
            d(m.kv_pages_total - m.kv_pages_used));
+  w.Scalar(metric::kPagesCached, "gauge",
+           "KV cache pages only the prefix cache holds (evicted before any request is preempted).",
+           d(m.kv_pages_cached));
+  w.Scalar(metric::kPrefixQueries, "counter",
+           "Requests that looked up the prefix cache as they joined a batch.",
+           d(m.prefix_cache_queries_total));
+  w.Scalar(metric::kPrefixHits, "counter",
+           "Requests that forked a cached or running sequence's prefix.",
+           d(m.prefix_cache_hits_total));
+  w.Scalar(metric::kPrefixQueryTokens, "counter", "Tokens of the sequences looked up.",
+           d(m.prefix_cache_query_tokens_total));
+  w.Scalar(metric::kPrefixHitTokens, "counter",
+           "Tokens forked from the prefix cache instead of computed.",
+           d(m.prefix_cache_hit_tokens_total));
+  w.Scalar(metric::kPrefixEvictions, "counter", "Prefix cache entries evicted for pages.",
+           d(m.prefix_cache_evictions_total));
+  w.Scalar(metric::kPrefixEntries, "gauge", "Sequences the prefix cache keeps.",
+           d(m.prefix_cache_entries));
   w.Scalar(metric::kPromptTokens, "counter", "Prompt tokens of requests that joined a batch.",
            d(m.prompt_tokens_total));
   w.Scalar(metric::kGenerationTokens, "counter", "Tokens generated.", d(m.generation_tokens_total));

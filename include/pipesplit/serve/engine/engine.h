@@ -9,7 +9,10 @@
 //
 // Memory: the KV cache is sized by a budget (max_total_tokens, or kv_cache_memory bytes per
 // group, else a fraction of the memory available at start), not by the requests. Pages hold
-// 16 tokens and are counted per sequence. A request joins a batch only when the pages of its
+// 16 tokens and are counted per sequence. With the prefix cache, finished sequences stay in
+// the caches until their pages are needed, and a request sharing whole pages of its tokens
+// with one of them (or with a running request: `n` siblings, a shared system prompt) forks
+// those pages instead of computing them. A request joins a batch only when the pages of its
 // prompt fit (else it waits, first come first served); when a running request needs a page and
 // none is free, the youngest running request is preempted: its pages are freed and it waits
 // again at the front of the queue, to be prefilled anew from its prompt and the tokens it has
@@ -82,6 +85,10 @@ struct EngineOptions {
   // The longest sequence (prompt and generated tokens) of a request; 0: what the cache holds.
   int64_t context_window_size = 0;
   KvCacheBudget kv_cache;
+  // Keep the sequences of finished requests in the caches and let a joining request fork the
+  // longest prefix (in whole pages) it shares with one of them or with a running request; the
+  // kept sequences are evicted, least recently used first, before any request is preempted.
+  bool prefix_cache = true;
   // Requests waiting at most (Submit refuses more); 0: no limit.
   int64_t max_queue = 0;
   // Hand every sampled token's logits to its callback (TokenEvent::logits).

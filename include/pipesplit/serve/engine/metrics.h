@@ -42,6 +42,16 @@ struct EngineMetrics {
   int64_t requests_cancelled_total = 0;
   int64_t kv_pages_total = 0;
   int64_t kv_pages_used = 0;
+  int64_t kv_pages_cached = 0;  // of them, pages only prefix cache entries hold
+  // The prefix cache: requests that joined a batch and tokens of their sequences; of them,
+  // those that forked a cached or running sequence and the tokens forked; entries evicted for
+  // pages; entries kept now.
+  int64_t prefix_cache_queries_total = 0;
+  int64_t prefix_cache_hits_total = 0;
+  int64_t prefix_cache_query_tokens_total = 0;
+  int64_t prefix_cache_hit_tokens_total = 0;
+  int64_t prefix_cache_evictions_total = 0;
+  int64_t prefix_cache_entries = 0;
   int64_t prompt_tokens_total = 0;  // of requests that joined a batch (once each)
   int64_t generation_tokens_total = 0;
   Histogram time_to_first_token{LatencyBuckets()};  // from Submit to the first token
