@@ -7,14 +7,14 @@
 # chunked prefill (the default chunk of 512 tokens) against whole prompts (a chunk larger than
 # any prompt). Each run prints request throughput, output tokens/s, TTFT and ITL p50/p99.
 # Last, a multi-turn chat (2 groups, 2 batches in flight): 8 conversations at once, 10 turns
-# each of 64 new prompt ids and 32 generated tokens, on a KV cache of 6144 tokens (less than the
+# each of 64 new prompt ids and 32 generated tokens, on a KV cache of 7168 tokens (less than the
 # conversations' 7680 at the end, so cached prefixes are evicted), with the prefix cache and
 # with --no-prefix-cache: TTFT of the last two turns, output tokens/s, the cache's hit rate,
 # and whether every generated token is the same.
 #
 # Usage: bench/serve_bench.sh [BUILD_DIR]. SERVE_BENCH_REQUESTS (default 200) and
 # SERVE_BENCH_RATE (requests/s, default 20) change the load; SERVE_BENCH_ONLY=chat runs the
-# multi-turn chat only, SERVE_BENCH_CHAT_TOKENS (default 6144) sets its KV cache.
+# multi-turn chat only, SERVE_BENCH_CHAT_TOKENS (default 7168) sets its KV cache.
 set -euo pipefail
 BUILD=${1:-build}
 PIPESPLIT=$BUILD/pipesplit
@@ -80,7 +80,7 @@ print("chunked prefill: p99 ITL %.1f ms vs %.1f ms with whole prompts" %
 PY
 fi
 
-CHAT_TOKENS=${SERVE_BENCH_CHAT_TOKENS:-6144}
+CHAT_TOKENS=${SERVE_BENCH_CHAT_TOKENS:-7168}
 echo "== multi-turn chat: 8 conversations x 10 turns of 64 new + 32 generated tokens, KV cache" \
   "of $CHAT_TOKENS tokens (2 groups, 2 in flight)"
 CHAT="--conversations 8 --turns 10 --prompt-len 64 --output-len 32"
