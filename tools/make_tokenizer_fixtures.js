@@ -39,8 +39,12 @@ const VARIANTS = {
   },
   'ignore-merges': {
     base: 'deepseek-coder-6.7b-instruct',
+    // DeepSeek's vocabulary is consistent with its merges (ignore_merges changes no id), so
+    // the variant keeps the first 10000 merges only: a word in the vocabulary that the merges
+    // left can no longer build comes out whole with ignore_merges, in pieces without it.
     edit: (j) => {
       j.model.ignore_merges = true;
+      j.model.merges = j.model.merges.slice(0, 10000);
     },
   },
 };
@@ -93,6 +97,7 @@ const FRAGMENTS = [
 ];
 
 function makeTexts(specials) {
+  seed = 20261207;  // the same texts for every file
   const texts = BASE.slice();
   while (texts.length < 200) {
     const n = 1 + rand(12);

@@ -342,8 +342,9 @@ Runner AddGenerateCommand(CLI::App& app) {
                   "requests' texts are printed and written too")
       ->excludes(ids);
   cmd->add_option("--tokenizer", args->tokenizer,
-                  "a SentencePiece tokenizer.model for --prompt and the texts (default: an MLC "
-                  "folder's tokenizer.model)");
+                  "a SentencePiece tokenizer.model or a Hugging Face tokenizer.json for --prompt "
+                  "and the texts (default: an MLC folder's tokenizer.model, else its "
+                  "tokenizer.json)");
   cmd->add_option("-o,--output", args->output, "the generated tokens (JSON)")->required();
   cmd->add_option("--max-new-tokens", args->max_new_tokens, "tokens to generate per prompt")
       ->check(CLI::Range(1, 1 << 20));

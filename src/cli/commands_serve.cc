@@ -188,8 +188,9 @@ Runner AddServeCommand(CLI::App& app) {
       ->required();
   AddWeightOptions(cmd, &args->weights);
   cmd->add_option("--tokenizer", args->tokenizer,
-                  "a SentencePiece tokenizer.model: text prompts and chat completions (default: "
-                  "an MLC folder's tokenizer.model)");
+                  "a SentencePiece tokenizer.model or a Hugging Face tokenizer.json: text prompts "
+                  "and chat completions (default: an MLC folder's tokenizer.model, else its "
+                  "tokenizer.json)");
   cmd->add_option("--host", args->host, "the address to listen on (default: 127.0.0.1)");
   cmd->add_option("--port", args->port, "the port to listen on (default: 8000; 0: any free one)")
       ->check(CLI::Range(0, 65535));

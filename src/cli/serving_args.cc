@@ -164,8 +164,12 @@ std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::optional<runtime::MlcChatConfig>& chat_config) {
   std::string path = flag;
   if (path.empty() && chat_config) {
-    for (const std::string& file : chat_config->tokenizer_files) {
-      if (file == "tokenizer.model") path = (std::filesystem::path(params) / file).string();
+    // A SentencePiece model when the folder has one (as before), else its tokenizer.json.
+    for (const char* name : {"tokenizer.model", "tokenizer.json"}) {
+      const std::vector<std::string>& files = chat_config->tokenizer_files;
+      if (path.empty() && std::find(files.begin(), files.end(), name) != files.end()) {
+        path = (std::filesystem::path(params) / name).string();
+      }
     }
   }
   if (path.empty()) return nullptr;

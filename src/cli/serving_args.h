@@ -84,9 +84,10 @@ serve::EngineOptions EngineOptionsOf(const EngineArgs& args, const ServingGroups
 // tokens 21000)".
 std::string DescribeKvCache(const serve::EngineInfo& info);
 
-// The tokenizer of `serve` and `generate`: the SentencePiece model at `flag` (--tokenizer),
-// else the tokenizer.model of the MLC folder `params` when its mlc-chat-config.json lists one;
-// null when neither gives one. RuntimeError naming the file when it cannot be read.
+// The tokenizer of `serve` and `generate`: the SentencePiece model or tokenizer.json at `flag`
+// (--tokenizer), else the tokenizer.model of the MLC folder `params` when its
+// mlc-chat-config.json lists one, else its tokenizer.json; null when none gives one.
+// RuntimeError naming the file when it cannot be read.
 std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::string& flag, const std::string& params,
     const std::optional<runtime::MlcChatConfig>& chat_config);

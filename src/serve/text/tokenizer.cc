@@ -1,19 +1,43 @@
-// SentencePiece text for the serving engine (tokenizer.h). SentencePiece's header defines its
-// own absl::string_view, so no abseil header may share this file.
+// Text for the serving engine (tokenizer.h): SentencePiece or a tokenizer.json. SentencePiece's
+// header defines its own absl::string_view, so no abseil header may share this file.
 #include "pipesplit/serve/text/tokenizer.h"
 
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
 
 #include "pipesplit/runtime/tensor/tensor.h"
+#include "pipesplit/serve/text/hf_tokenizer.h"
 
 namespace pipesplit::serve::text {
+namespace {
+
+// The id of tokenizer_config.json's `field` ("bos_token": a string or {"content": ...}), or -1.
+int32_t ConfigTokenId(const nlohmann::json& config, const char* field, const HfTokenizer& t) {
+  auto it = config.find(field);
+  if (it == config.end()) return -1;
+  std::string content;
+  if (it->is_string()) {
+    content = it->get<std::string>();
+  } else if (it->is_object() && it->contains("content") && (*it)["content"].is_string()) {
+    content = (*it)["content"].get<std::string>();
+  } else {
+    return -1;
+  }
+  return t.TokenToId(content).value_or(-1);
+}
+
+}  // namespace
 
 struct Tokenizer::Impl {
   sentencepiece::SentencePieceProcessor processor;
+  std::unique_ptr<HfTokenizer> hf;  // set for a tokenizer.json
+  int32_t bos = -1, eos = -1;       // a tokenizer.json's
   std::string path;
 };
 
@@ -23,6 +47,20 @@ Tokenizer::~Tokenizer() = default;
 std::unique_ptr<Tokenizer> Tokenizer::Load(const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->path = path;
+  if (path.ends_with(".json")) {
+    impl->hf = std::make_unique<HfTokenizer>(HfTokenizer::FromFile(path));
+    const std::filesystem::path config =
+        std::filesystem::path(path).parent_path() / "tokenizer_config.json";
+    if (std::ifstream in(config); in) {
+      const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded()) {
+        throw runtime::RuntimeError(config.string() + ": not JSON");
+      }
+      impl->bos = ConfigTokenId(j, "bos_token", *impl->hf);
+      impl->eos = ConfigTokenId(j, "eos_token", *impl->hf);
+    }
+    return std::unique_ptr<Tokenizer>(new Tokenizer(std::move(impl)));
+  }
   const sentencepiece::util::Status status = impl->processor.Load(path);
   if (!status.ok()) {
     throw runtime::RuntimeError("cannot load the tokenizer " + path + ": " + status.ToString());
@@ -31,6 +69,7 @@ std::unique_ptr<Tokenizer> Tokenizer::Load(const std::string& path) {
 }
 
 std::vector<int32_t> Tokenizer::Encode(std::string_view text) const {
+  if (impl_->hf) return impl_->hf->Encode(text, /*add_special_tokens=*/true);
   std::vector<int> ids;
   const sentencepiece::util::Status status = impl_->processor.Encode(text, &ids);
   if (!status.ok()) throw runtime::RuntimeError("cannot tokenize the text: " + status.ToString());
@@ -42,6 +81,7 @@ std::vector<int32_t> Tokenizer::Encode(std::string_view text) const {
 }
 
 std::string Tokenizer::Decode(std::span<const int32_t> ids) const {
+  if (impl_->hf) return impl_->hf->Decode(ids, /*skip_special=*/true);
   std::vector<int> kept;
   kept.reserve(ids.size());
   const int size = impl_->processor.GetPieceSize();
@@ -55,9 +95,10 @@ std::string Tokenizer::Decode(std::span<const int32_t> ids) const {
 }
 
 std::string Tokenizer::TokenBytes(int32_t id) const {
+  if (impl_->hf) return impl_->hf->TokenBytes(id);
   const sentencepiece::SentencePieceProcessor& p = impl_->processor;
   if (id < 0 || id >= p.GetPieceSize()) return "";
-  const std::string piece = p.IdToPiece(id);
+  std::string piece = p.IdToPiece(id);
   if (p.IsByte(id) && piece.size() == 6 && piece.starts_with("<0x") && piece.ends_with(">")) {
     return std::string(1, static_cast<char>(std::stoi(piece.substr(3, 2), nullptr, 16)));
   }
@@ -75,9 +116,11 @@ std::string Tokenizer::TokenBytes(int32_t id) const {
   return out;
 }
 
-int64_t Tokenizer::vocab_size() const { return impl_->processor.GetPieceSize(); }
-int32_t Tokenizer::bos_id() const { return impl_->processor.bos_id(); }
-int32_t Tokenizer::eos_id() const { return impl_->processor.eos_id(); }
+int64_t Tokenizer::vocab_size() const {
+  return impl_->hf ? impl_->hf->vocab_size() : impl_->processor.GetPieceSize();
+}
+int32_t Tokenizer::bos_id() const { return impl_->hf ? impl_->bos : impl_->processor.bos_id(); }
+int32_t Tokenizer::eos_id() const { return impl_->hf ? impl_->eos : impl_->processor.eos_id(); }
 const std::string& Tokenizer::path() const { return impl_->path; }
 
 std::string IncrementalDecoder::Push(int32_t token) {

@@ -2,7 +2,8 @@
 (alone and 24 requests at once; on the example model and on MLC's llama-q0f32 of the shared
 corpus, whose reference texts end inside characters), log probabilities equal the log-softmax of the logits
 `generate --dump-logits` writes for the same prompt, stop strings (streamed and not), n choices
-with a seed (the same samples whatever else runs), echo. Standard library only.
+with a seed (the same samples whatever else runs), echo; a Hugging Face tokenizer.json as the
+server's tokenizer. Standard library only.
 """
 
 import json
@@ -233,6 +234,80 @@ CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".
 
 
 @unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
+def byte_level_table():
+    """GPT-2's byte-to-character table (printable bytes stand for themselves)."""
+    direct = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
+    table, extra = {}, 256
+    for b in range(256):
+        if b in direct:
+            table[b] = chr(b)
+        else:
+            table[b] = chr(extra)
+            extra += 1
+    return table
+
+
+class TokenizerJson(unittest.TestCase):
+    """`serve --tokenizer tokenizer.json`: a byte-level BPE whose 256 tokens are the example
+    model's ids, id 0 its special end token (eos in tokenizer_config.json). A text prompt is its
+    bytes; a choice's text is its tokens' bytes as UTF-8 (invalid parts as U+FFFD, the special
+    token none), streamed or not; chat works."""
+
+    @staticmethod
+    def text_of(ids):
+        return bytes(i for i in ids if i != 0).decode("utf-8", "replace")
+
+    @classmethod
+    def setUpClass(cls):
+        folder = test_endpoints.tiny_model()
+        tokenizer_dir = os.path.join(sc.SCRATCH, "bytes_tokenizer")
+        os.makedirs(tokenizer_dir, exist_ok=True)
+        table = byte_level_table()
+        tokenizer = {
+            "version": "1.0",
+            # The special token takes id 0 (byte 00), so the tokenizer has the model's 256 ids.
+            "added_tokens": [{"id": 0, "content": "<|endoftext|>", "single_word": False,
+                              "lstrip": False, "rstrip": False, "normalized": False,
+                              "special": True}],
+            "normalizer": None,
+            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
+                              "trim_offsets": True, "use_regex": True},
+            "post_processor": None,
+            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                        "use_regex": True},
+            "model": {"type": "BPE", "vocab": {table[b]: b for b in range(256)}, "merges": []},
+        }
+        with open(os.path.join(tokenizer_dir, "tokenizer.json"), "w") as f:
+            json.dump(tokenizer, f)
+        with open(os.path.join(tokenizer_dir, "tokenizer_config.json"), "w") as f:
+            json.dump({"eos_token": "<|endoftext|>"}, f)
+        cls.server = sc.Server(folder, "--tokenizer",
+                               os.path.join(tokenizer_dir, "tokenizer.json"))
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        assert status == 0, "exit %d:\n%s" % (status, cls.server.output)
+
+    def test_text_is_the_tokens_bytes(self):
+        prompt = "H\u00e9llo, w\u00f6rld \U0001F999"
+        body = {"prompt": prompt, "max_tokens": 16, "temperature": 0}
+        status, r = self.server.post("/v1/completions", body)
+        self.assertEqual(status, 200, r)
+        self.assertEqual(r["usage"]["prompt_tokens"], len(prompt.encode()))
+        choice = r["choices"][0]
+        self.assertEqual(choice["text"], self.text_of(choice["token_ids"]))
+        status, events, done = self.server.stream("/v1/completions", dict(body, stream=True))
+        self.assertTrue(done)
+        self.assertEqual("".join(e["choices"][0]["text"] for e in events), choice["text"])
+        status, r = self.server.post("/v1/chat/completions", {
+            "messages": [{"role": "user", "content": "free software"}], "max_tokens": 4,
+            "temperature": 0})
+        self.assertEqual(status, 200, r)
+        ids = r["choices"][0]["token_ids"]
+        self.assertEqual(r["choices"][0]["message"]["content"], self.text_of(ids))
+
+
 class SharedModel(unittest.TestCase):
     """MLC's q0f32 Llama (phase 5, its MLC folder and tokenizer.model): TVM's greedy tokens and
     texts of reference/greedy.json, streamed and not, alone and 24 at once."""

@@ -1,5 +1,6 @@
-// Text for the serving engine: a SentencePiece tokenizer (a `tokenizer.model`, as MLC-LLM's
-// Llama folders ship), the text of a stream of tokens piece by piece, and the chat template of
+// Text for the serving engine: a tokenizer - SentencePiece's `tokenizer.model` (MLC-LLM's
+// Llama 2 folders) or Hugging Face's `tokenizer.json` (hf_tokenizer.h; what recent folders
+// ship) - the text of a stream of tokens piece by piece, and the chat template of
 // `pipesplit serve`.
 #ifndef PIPESPLIT_RUNTIME_TEXT_TOKENIZER_H_
 #define PIPESPLIT_RUNTIME_TEXT_TOKENIZER_H_
@@ -15,19 +16,24 @@ namespace pipesplit::serve::text {
 
 class Tokenizer {
  public:
-  // Reads a SentencePiece model; RuntimeError naming the file when it cannot.
+  // Reads a tokenizer.json (a path ending in .json; its bos and eos tokens from the
+  // tokenizer_config.json beside it, when there is one) or else a SentencePiece model;
+  // RuntimeError naming the file when it cannot.
   static std::unique_ptr<Tokenizer> Load(const std::string& path);
   ~Tokenizer();
   Tokenizer(const Tokenizer&) = delete;
   Tokenizer& operator=(const Tokenizer&) = delete;
 
-  // The ids of `text`, with the model's beginning-of-sequence id first when it has one.
+  // The ids of `text`, with the model's beginning-of-sequence id first when it has one (a
+  // tokenizer.json: its post-processor's template).
   std::vector<int32_t> Encode(std::string_view text) const;
-  // The text of `ids`; ids outside the vocabulary and control ids (bos, eos) give no text.
+  // The text of `ids`; ids outside the vocabulary and control ids (bos, eos; a tokenizer.json's
+  // special tokens) give no text.
   std::string Decode(std::span<const int32_t> ids) const;
   // The bytes of one token as it stands in a text: its piece with SentencePiece's U+2581 as a
   // space, a byte-fallback piece (<0xE2>) as its byte, a control token as its piece ("</s>");
-  // "" outside the vocabulary. (Log probabilities name tokens so.)
+  // "" outside the vocabulary; a byte-level BPE token as its bytes. (Log probabilities name
+  // tokens so.)
   std::string TokenBytes(int32_t id) const;
   int64_t vocab_size() const;
   // -1 when the model has none.
