@@ -233,7 +233,6 @@ CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".
                       "shared", "corpus", "mlc-llm-2026", "llama-q0f32")
 
 
-@unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
 def byte_level_table():
     """GPT-2's byte-to-character table (printable bytes stand for themselves)."""
     direct = [b for b in range(256) if 33 <= b <= 126 or 161 <= b <= 172 or 174 <= b <= 255]
@@ -308,6 +307,7 @@ class TokenizerJson(unittest.TestCase):
         self.assertEqual(r["choices"][0]["message"]["content"], self.text_of(ids))
 
 
+@unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
 class SharedModel(unittest.TestCase):
     """MLC's q0f32 Llama (phase 5, its MLC folder and tokenizer.model): TVM's greedy tokens and
     texts of reference/greedy.json, streamed and not, alone and 24 at once."""
