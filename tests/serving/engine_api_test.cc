@@ -35,16 +35,21 @@ struct Model {
   std::vector<std::vector<int32_t>> prompts;
 };
 
+// The tiny serving example: 2 layers in 2 stages, hidden 16, a vocabulary of 32.
+models::LlamaServingExample TinyExample() {
+  models::LlamaConfig config;
+  config.layers = 2;
+  config.hidden = 16;
+  config.heads = 2;
+  config.ffn = 32;
+  config.vocab = 32;
+  config.stages = 2;
+  return models::GenerateLlamaServing(config, {6, 5});
+}
+
 const Model& TinyModel() {
   static const Model* model = [] {
-    models::LlamaConfig config;
-    config.layers = 2;
-    config.hidden = 16;
-    config.heads = 2;
-    config.ffn = 32;
-    config.vocab = 32;
-    config.stages = 2;
-    models::LlamaServingExample ex = models::GenerateLlamaServing(config, {6, 5});
+    models::LlamaServingExample ex = TinyExample();
     auto* m = new Model;
     m->split = transform::RewritePipelineStages(script::ParseModule(ex.module_text, "s.py"));
     for (auto& [name, t] : ex.weights) m->weights.push_back(t);
@@ -292,15 +297,7 @@ TEST(EngineApi, ThePrefixCacheForksEarlierTurnsAndKeepsEveryToken) {
 // A module MLC compiled is memory-planned for its config's max_batch_size and
 // prefill_chunk_size (tir_var_upper_bound): steps beyond them are refused before any worker runs.
 TEST(EngineApi, StepsLargerThanTheModulesPlanAreRefused) {
-  models::LlamaConfig config;
-  config.layers = 2;
-  config.hidden = 16;
-  config.heads = 2;
-  config.ffn = 32;
-  config.vocab = 32;
-  config.stages = 2;
-  models::LlamaServingExample ex = models::GenerateLlamaServing(config, {6, 5});
-  std::string text = ex.module_text;
+  std::string text = TinyExample().module_text;
   const std::string stages = "\"pipeline_parallel_stages\": 2}";
   for (size_t at = text.find(stages); at != std::string::npos; at = text.find(stages, at + 1)) {
     text.replace(at, stages.size(),

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/serve/engine/scheduler.h"
+#include "tests/serving/scheduler_test_util.h"
 
 namespace pipesplit::serve::engine {
 namespace {
@@ -20,19 +21,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-runtime::Tensor LogitsFor(int64_t rows, int64_t vocab, int32_t token) {
-  std::vector<double> values(static_cast<size_t>(rows * vocab), 0.0);
-  for (int64_t r = 0; r < rows; ++r) values[r * vocab + token] = 1.0;
-  return runtime::MakeTensor(DataType::Float(32), {rows, vocab}, values);
-}
-
-ScheduledRequest Request(int64_t id, std::vector<int32_t> prompt, int64_t max_tokens) {
-  ScheduledRequest r;
-  r.id = id;
-  r.prompt = std::move(prompt);
-  r.max_tokens = max_tokens;
-  return r;
-}
+using testing_util::LogitsFor;
+using testing_util::Request;
 
 // Tokens first, first + 1, ...
 std::vector<int32_t> Ids(int32_t first, int64_t n) {

@@ -10,27 +10,16 @@
 #include <optional>
 #include <vector>
 
+#include "tests/serving/scheduler_test_util.h"
+
 namespace pipesplit::serve::engine {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-// Logits whose argmax is `token` for each of `rows` rows.
-runtime::Tensor LogitsFor(int64_t rows, int64_t vocab, int32_t token) {
-  std::vector<double> values(static_cast<size_t>(rows * vocab), 0.0);
-  for (int64_t r = 0; r < rows; ++r) values[r * vocab + token] = 1.0;
-  return runtime::MakeTensor(DataType::Float(32), {rows, vocab}, values);
-}
-
-ScheduledRequest Request(int64_t id, std::vector<int32_t> prompt, int64_t max_tokens) {
-  ScheduledRequest r;
-  r.id = id;
-  r.prompt = std::move(prompt);
-  r.max_tokens = max_tokens;
-  r.sample_key = static_cast<uint64_t>(id);
-  return r;
-}
+using testing_util::LogitsFor;
+using testing_util::Request;
 
 SchedulerOptions Options(int batches, int64_t capacity, int64_t pages = 64) {
   SchedulerOptions o;

@@ -72,6 +72,7 @@ void Scheduler::Cancel(int64_t id, FinishReason reason) {
 }
 
 int64_t Scheduler::pages_cached() const {
+  if (prefix_.size() == 0) return 0;  // no entry holds a page (the common case: no scan)
   std::vector<bool> running(static_cast<size_t>(options_.num_pages), false);
   int64_t held = 0;
   for (const Batch& batch : batches_) {
