@@ -8,7 +8,7 @@ CMAKE_FLAGS ?=
 DEB_PACKAGES := g++ cmake make libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev \
 	libfmt-dev nlohmann-json3-dev libopenblas-dev libopenmpi-dev openmpi-bin libmimalloc-dev \
 	libabsl-dev python3-numpy pybind11-dev python3-dev python3-pytest libcpp-httplib-dev \
-	libsentencepiece-dev sentencepiece libpcre2-dev pkgconf
+	libsentencepiece-dev sentencepiece libpcre2-dev libssl-dev pkgconf
 
 # Sanitizer build of the whole test suite (make test-asan) and libFuzzer runs (make fuzz), each
 # in its own build folder.

@@ -97,6 +97,7 @@ Runner AddRunCommand(CLI::App& app);
 Runner AddVerifySplitCommand(CLI::App& app);
 Runner AddGenerateCommand(CLI::App& app);
 Runner AddServeCommand(CLI::App& app);
+Runner AddConvertCommand(CLI::App& app);
 Runner AddExampleCommand(CLI::App& app);
 Runner AddBuildCommand(CLI::App& app);
 // `example random-inputs`, registered under the `example` command.

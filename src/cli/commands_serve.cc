@@ -5,8 +5,9 @@
 // Steps:
 //   1. Load the module (split by the pipeline-parallel rewrite for the groups when needed), the
 //      weights (an MLC folder's mlc-chat-config.json gives defaults: running requests, prefill
-//      chunk, context window, stop tokens, temperature and top_p) and the tokenizer (--tokenizer,
-//      else the folder's tokenizer.model when its config lists one).
+//      chunk, context window, stop tokens, temperature and top_p), the tokenizer (--tokenizer,
+//      else the folder's tokenizer.model or tokenizer.json) and the conversation template
+//      (--conv-template, else the folder's).
 //   2. SIGINT and SIGTERM shut the engine down (every open request ends with an error event,
 //      then the engine stops).
 //   3. Run the engine; when its caches are made (on the process of the controller, rank 0
@@ -40,6 +41,7 @@ struct ServeArgs {
   std::string module;
   WeightArgs weights;
   std::string tokenizer;
+  std::string conv_template;
   std::string host = "127.0.0.1";
   int port = 8000;
   std::string model_name;
@@ -141,6 +143,7 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
   } else if (tokenizer && tokenizer->eos_id() >= 0) {
     server_options.stop_token_ids = {tokenizer->eos_id()};
   }
+  server_options.conversation = LoadConversationTemplate(args.conv_template, config);
 
   SignalWatch signals;  // step 2
   serve::Engine engine(options);
@@ -191,6 +194,10 @@ Runner AddServeCommand(CLI::App& app) {
                   "a SentencePiece tokenizer.model or a Hugging Face tokenizer.json: text prompts "
                   "and chat completions (default: an MLC folder's tokenizer.model, else its "
                   "tokenizer.json)");
+  cmd->add_option("--conv-template", args->conv_template,
+                  "the chat endpoint's conversation template: one of MLC's names (llama-2, "
+                  "llama-3, mistral_default, chatml, ...) or a JSON file of one (default: an MLC "
+                  "folder's conv_template, else a plain role-tagged template)");
   cmd->add_option("--host", args->host, "the address to listen on (default: 127.0.0.1)");
   cmd->add_option("--port", args->port, "the port to listen on (default: 8000; 0: any free one)")
       ->check(CLI::Range(0, 65535));

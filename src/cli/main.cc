@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   add(cli::AddVerifySplitCommand);
   add(cli::AddGenerateCommand);
   add(cli::AddServeCommand);
+  add(cli::AddConvertCommand);
   add(cli::AddExampleCommand);
 
   if (std::string unknown = UnknownSubcommandError(app, argc, argv); !unknown.empty()) {

@@ -2,10 +2,13 @@
 #include "src/cli/serving_args.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "pipesplit/analysis/well_formed.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
@@ -174,6 +177,28 @@ std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
   }
   if (path.empty()) return nullptr;
   return serve::text::Tokenizer::Load(path);
+}
+
+std::optional<serve::text::ConversationTemplate> LoadConversationTemplate(
+    const std::string& flag, const std::optional<runtime::MlcChatConfig>& chat_config) {
+  if (flag.empty()) {
+    if (!chat_config) return std::nullopt;
+    return serve::text::ReadConversationTemplate(chat_config->path);
+  }
+  if (std::optional<serve::text::ConversationTemplate> preset =
+          serve::text::ConversationPreset(flag)) {
+    return preset;
+  }
+  std::ifstream in(flag, std::ios::binary);
+  if (!in) {
+    throw runtime::RuntimeError(
+        fmt::format("--conv-template: '{}' is neither a template pipesplit knows ({}) nor a "
+                    "readable JSON file",
+                    flag, fmt::join(serve::text::ConversationPresetNames(), ", ")));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return serve::text::ParseConversationTemplate(flag, text.str());
 }
 
 }  // namespace pipesplit::cli

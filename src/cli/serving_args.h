@@ -14,6 +14,7 @@
 #include "pipesplit/ir/module.h"
 #include "pipesplit/runtime/io/mlc_chat_config.h"
 #include "pipesplit/serve/engine/engine.h"
+#include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/serve/text/tokenizer.h"
 #include "src/cli/cli_common.h"
 
@@ -91,6 +92,13 @@ std::string DescribeKvCache(const serve::EngineInfo& info);
 std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::string& flag, const std::string& params,
     const std::optional<runtime::MlcChatConfig>& chat_config);
+
+// The conversation template of `serve`: `flag` (--conv-template: one of MLC's preset names, or a
+// JSON file holding a conv_template object), else the MLC folder's mlc-chat-config.json's; nullopt
+// when none gives one. A flag that is neither is a RuntimeError listing the names; a faulty
+// template a located error.
+std::optional<serve::text::ConversationTemplate> LoadConversationTemplate(
+    const std::string& flag, const std::optional<runtime::MlcChatConfig>& chat_config);
 
 }  // namespace pipesplit::cli
 

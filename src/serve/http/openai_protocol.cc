@@ -4,11 +4,12 @@
 //   1. The body is a JSON object; every field is known (OpenAI refuses unknown arguments too).
 //   2. The prompt: token ids (a list of ints, or a list of such lists, one choice each) or text
 //      (a string or a list of strings) tokenized by the loaded tokenizer; for chat, the messages
-//      rendered by the chat template (tokenizer.h) and tokenized.
+//      through the model's conversation template (conversation.h: its prefix ids, then the text
+//      tokenized without special tokens) or else the plain chat template (tokenizer.h).
 //   3. The sampling and stop fields, with the server's defaults: n choices per prompt, stop
-//      strings, log probabilities, echo; fields pipesplit does not implement are refused when
-//      they ask for something (penalties, logit_bias, best_of, tools, ...), accepted at their
-//      neutral value.
+//      strings (chat: and the template's), log probabilities, echo; fields pipesplit does not
+//      implement are refused when they ask for something (penalties, logit_bias, best_of, tools,
+//      ...), accepted at their neutral value.
 #include "src/serve/http/openai_protocol.h"
 
 #include <fmt/format.h>
@@ -112,8 +113,10 @@ std::vector<std::vector<int32_t>> Prompts(const json& prompt, const text::Tokeni
   return prompts;
 }
 
-// Step 2 for /v1/chat/completions.
-std::vector<int32_t> ChatPromptIds(const json& messages, const text::Tokenizer* tokenizer) {
+// Step 2 for /v1/chat/completions: the messages through the model's conversation template (its
+// roles) or the plain one (system, user, assistant).
+std::vector<int32_t> ChatPromptIds(const json& messages, const text::Tokenizer* tokenizer,
+                                   const std::optional<text::ConversationTemplate>& conversation) {
   const std::string field = "messages";
   if (!messages.is_array() || messages.empty()) {
     throw WrongType(field, "a non-empty list of messages", messages);
@@ -124,7 +127,7 @@ std::vector<int32_t> ChatPromptIds(const json& messages, const text::Tokenizer* 
       throw Bad("each message must be an object with a string 'role' and a 'content'", field);
     }
     const std::string role = m["role"].get<std::string>();
-    if (role != "system" && role != "user" && role != "assistant") {
+    if (!conversation && role != "system" && role != "user" && role != "assistant") {
       throw Bad(fmt::format("message role '{}' is not supported (system, user or assistant)", role),
                 field);
     }
@@ -144,7 +147,13 @@ std::vector<int32_t> ChatPromptIds(const json& messages, const text::Tokenizer* 
     }
     chat.push_back({role, std::move(content)});
   }
-  return NeedTokenizer(tokenizer, field).Encode(text::ChatPrompt(chat));
+  const text::Tokenizer& t = NeedTokenizer(tokenizer, field);
+  if (!conversation) return t.Encode(text::ChatPrompt(chat));
+  try {
+    return text::ConversationPromptIds(*conversation, chat, t);
+  } catch (const std::invalid_argument& e) {
+    throw Bad(e.what(), field);
+  }
 }
 
 // Step 3: `stop`, a string or a list of at most kMaxStopStrings non-empty strings.
@@ -289,7 +298,7 @@ CompletionRequest ParseCompletionRequest(std::string_view body, bool chat,
   r.chat = chat;
   if (chat) {
     if (!j.contains("messages")) throw Bad("'messages' is required", "messages");
-    r.prompts = {ChatPromptIds(j["messages"], tokenizer)};
+    r.prompts = {ChatPromptIds(j["messages"], tokenizer, defaults.conversation)};
   } else {
     if (!j.contains("prompt")) throw Bad("'prompt' is required", "prompt");
     r.prompts = Prompts(j["prompt"], tokenizer, &r.prompt_texts);
@@ -336,6 +345,13 @@ CompletionRequest ParseCompletionRequest(std::string_view body, bool chat,
               "n");
   }
   r.stop = StopStrings(j);
+  if (chat && defaults.conversation) {  // the template's stop strings, as MLC adds them
+    for (const std::string& s : defaults.conversation->stop_str) {
+      if (!s.empty() && std::find(r.stop.begin(), r.stop.end(), s) == r.stop.end()) {
+        r.stop.push_back(s);
+      }
+    }
+  }
   r.logprobs = Logprobs(j, chat);
   r.echo = boolean("echo");
   if (r.echo) {
@@ -371,7 +387,17 @@ CompletionRequest ParseCompletionRequest(std::string_view body, bool chat,
       r.include_usage = o["include_usage"].get<bool>();
     }
   }
-  if (!boolean("ignore_eos")) r.stop_token_ids = defaults.stop_token_ids;
+  if (!boolean("ignore_eos")) {
+    r.stop_token_ids = defaults.stop_token_ids;
+    if (chat && defaults.conversation) {  // the template's, as MLC adds them
+      for (int32_t id : defaults.conversation->stop_token_ids) {
+        if (std::find(r.stop_token_ids.begin(), r.stop_token_ids.end(), id) ==
+            r.stop_token_ids.end()) {
+          r.stop_token_ids.push_back(id);
+        }
+      }
+    }
+  }
   if (j.contains("stop_token_ids") && !j["stop_token_ids"].is_null()) {
     if (!j["stop_token_ids"].is_array()) {
       throw WrongType("stop_token_ids", "a list of token ids", j["stop_token_ids"]);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pipesplit/serve/engine/engine.h"
+#include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/serve/text/tokenizer.h"
 
 namespace pipesplit::serve::http {
@@ -35,6 +36,9 @@ struct RequestDefaults {
   double top_p = 1.0;
   int64_t completion_max_tokens = 16;  // /v1/completions (OpenAI's default); chat: no limit
   std::vector<int32_t> stop_token_ids;
+  // The model's conversation template (chat prompts, its stop strings and stop ids); without one
+  // the plain template of text::ChatPrompt.
+  std::optional<text::ConversationTemplate> conversation;
 };
 
 // Limits of a request's fields.

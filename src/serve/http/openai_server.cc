@@ -161,6 +161,7 @@ struct OpenAiServer::Impl {
     defaults.temperature = options.temperature;
     defaults.top_p = options.top_p;
     defaults.stop_token_ids = options.stop_token_ids;
+    defaults.conversation = options.conversation;
   }
 
   void Routes();

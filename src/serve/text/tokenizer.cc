@@ -68,14 +68,14 @@ std::unique_ptr<Tokenizer> Tokenizer::Load(const std::string& path) {
   return std::unique_ptr<Tokenizer>(new Tokenizer(std::move(impl)));
 }
 
-std::vector<int32_t> Tokenizer::Encode(std::string_view text) const {
-  if (impl_->hf) return impl_->hf->Encode(text, /*add_special_tokens=*/true);
+std::vector<int32_t> Tokenizer::Encode(std::string_view text, bool add_special) const {
+  if (impl_->hf) return impl_->hf->Encode(text, add_special);
   std::vector<int> ids;
   const sentencepiece::util::Status status = impl_->processor.Encode(text, &ids);
   if (!status.ok()) throw runtime::RuntimeError("cannot tokenize the text: " + status.ToString());
   std::vector<int32_t> out;
   out.reserve(ids.size() + 1);
-  if (bos_id() >= 0) out.push_back(bos_id());
+  if (add_special && bos_id() >= 0) out.push_back(bos_id());
   out.insert(out.end(), ids.begin(), ids.end());
   return out;
 }

@@ -246,6 +246,33 @@ def byte_level_table():
     return table
 
 
+def byte_tokenizer():
+    """A byte-level BPE tokenizer.json whose 256 tokens are the example model's ids, id 0 its
+    special end token (eos in tokenizer_config.json); returns its path."""
+    tokenizer_dir = os.path.join(sc.SCRATCH, "bytes_tokenizer")
+    os.makedirs(tokenizer_dir, exist_ok=True)
+    table = byte_level_table()
+    tokenizer = {
+        "version": "1.0",
+        # The special token takes id 0 (byte 00), so the tokenizer has the model's 256 ids.
+        "added_tokens": [{"id": 0, "content": "<|endoftext|>", "single_word": False,
+                          "lstrip": False, "rstrip": False, "normalized": False,
+                          "special": True}],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
+                          "trim_offsets": True, "use_regex": True},
+        "post_processor": None,
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                    "use_regex": True},
+        "model": {"type": "BPE", "vocab": {table[b]: b for b in range(256)}, "merges": []},
+    }
+    with open(os.path.join(tokenizer_dir, "tokenizer.json"), "w") as f:
+        json.dump(tokenizer, f)
+    with open(os.path.join(tokenizer_dir, "tokenizer_config.json"), "w") as f:
+        json.dump({"eos_token": "<|endoftext|>"}, f)
+    return os.path.join(tokenizer_dir, "tokenizer.json")
+
+
 class TokenizerJson(unittest.TestCase):
     """`serve --tokenizer tokenizer.json`: a byte-level BPE whose 256 tokens are the example
     model's ids, id 0 its special end token (eos in tokenizer_config.json). A text prompt is its
@@ -259,29 +286,7 @@ class TokenizerJson(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         folder = test_endpoints.tiny_model()
-        tokenizer_dir = os.path.join(sc.SCRATCH, "bytes_tokenizer")
-        os.makedirs(tokenizer_dir, exist_ok=True)
-        table = byte_level_table()
-        tokenizer = {
-            "version": "1.0",
-            # The special token takes id 0 (byte 00), so the tokenizer has the model's 256 ids.
-            "added_tokens": [{"id": 0, "content": "<|endoftext|>", "single_word": False,
-                              "lstrip": False, "rstrip": False, "normalized": False,
-                              "special": True}],
-            "normalizer": None,
-            "pre_tokenizer": {"type": "ByteLevel", "add_prefix_space": False,
-                              "trim_offsets": True, "use_regex": True},
-            "post_processor": None,
-            "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
-                        "use_regex": True},
-            "model": {"type": "BPE", "vocab": {table[b]: b for b in range(256)}, "merges": []},
-        }
-        with open(os.path.join(tokenizer_dir, "tokenizer.json"), "w") as f:
-            json.dump(tokenizer, f)
-        with open(os.path.join(tokenizer_dir, "tokenizer_config.json"), "w") as f:
-            json.dump({"eos_token": "<|endoftext|>"}, f)
-        cls.server = sc.Server(folder, "--tokenizer",
-                               os.path.join(tokenizer_dir, "tokenizer.json"))
+        cls.server = sc.Server(folder, "--tokenizer", byte_tokenizer())
 
     @classmethod
     def tearDownClass(cls):
@@ -308,6 +313,97 @@ class TokenizerJson(unittest.TestCase):
 
 
 @unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
+class ConversationTemplate(unittest.TestCase):
+    """`serve --conv-template FILE`: the chat prompt is MLC's conversation protocol over the
+    template (its system prefix ids, then the text without special tokens: here each byte a
+    token), and chat requests stop on the template's stop token ids and stop strings. The byte
+    tokenizer of TokenizerJson makes the prompt's ids its bytes, so the chat must continue exactly
+    as a completion of those ids does."""
+
+    TEMPLATE = {
+        "name": "bytes-chat", "system_template": "<<{system_message}>>\n",
+        "system_message": "default", "system_prefix_token_ids": [2],
+        "add_role_after_system_message": True,
+        "roles": {"user": "U:", "assistant": "A:"},
+        "role_templates": {"user": "[{user_message}]"}, "messages": [], "seps": ["\n", ";\n"],
+        "role_content_sep": " ", "role_empty_sep": "", "stop_str": [], "stop_token_ids": [],
+    }
+    MESSAGES = [{"role": "system", "content": "sys"}, {"role": "user", "content": "hi"},
+                {"role": "assistant", "content": "yo"}, {"role": "user", "content": "ok"}]
+    # What MLC's protocol builds for MESSAGES (the system message replaces the default one).
+    PROMPT = "<<sys>>\nU: [hi]\nA: yo;\nU: [ok]\nA:"
+
+    @classmethod
+    def start(cls, name, **changes):
+        template = dict(cls.TEMPLATE, **changes)
+        path = os.path.join(sc.SCRATCH, name + ".json")
+        with open(path, "w") as f:
+            json.dump(template, f)
+        return sc.Server(cls.folder, "--tokenizer", cls.tokenizer, "--conv-template", path)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = test_endpoints.tiny_model()
+        cls.tokenizer = byte_tokenizer()
+        cls.server = cls.start("bytes_chat")
+        # The greedy continuation of the prompt's ids, asked as a completion.
+        ids = [2] + list(cls.PROMPT.encode())
+        status, r = cls.server.post("/v1/completions", {"prompt": ids, "max_tokens": 8,
+                                                        "temperature": 0, "ignore_eos": True})
+        assert status == 200, r
+        cls.expected = r["choices"][0]
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        assert status == 0, "exit %d:\n%s" % (status, cls.server.output)
+
+    def chat(self, server, **fields):
+        body = dict({"messages": self.MESSAGES, "max_tokens": 8, "temperature": 0,
+                     "ignore_eos": True}, **fields)
+        status, r = server.post("/v1/chat/completions", body)
+        self.assertEqual(status, 200, r)
+        return r
+
+    def test_the_prompt_is_mlcs(self):
+        r = self.chat(self.server)
+        self.assertEqual(r["usage"]["prompt_tokens"], 1 + len(self.PROMPT.encode()))
+        self.assertEqual(r["choices"][0]["token_ids"], self.expected["token_ids"])
+
+    def test_roles_the_template_lacks_are_refused(self):
+        status, r = self.server.post("/v1/chat/completions", {
+            "messages": [{"role": "tool", "content": "x"}], "max_tokens": 2})
+        self.assertEqual(status, 400, r)
+        self.assertIn("message role 'tool' is not a role of the conversation template "
+                      "'bytes-chat' (system, user, assistant)", r["error"]["message"])
+        status, r = self.server.post("/v1/chat/completions", {
+            "messages": [{"role": "user", "content": "x"}, {"role": "system", "content": "s"}],
+            "max_tokens": 2})
+        self.assertEqual(status, 400, r)
+        self.assertIn("a system message must come first", r["error"]["message"])
+
+    def test_the_templates_stop_token_ids_and_strings(self):
+        ids = self.expected["token_ids"]
+        server = self.start("bytes_chat_stop_id", stop_token_ids=[ids[3]])
+        try:
+            choice = self.chat(server, ignore_eos=False)["choices"][0]
+            self.assertEqual(choice["finish_reason"], "stop")
+            self.assertEqual(choice["token_ids"], ids[:ids.index(ids[3]) + 1])
+            # ignore_eos drops the template's stop ids too, as it drops the model's
+            self.assertEqual(self.chat(server)["choices"][0]["token_ids"], ids)
+        finally:
+            self.assertEqual(server.stop(), 0, server.output)
+        text = self.expected["text"]
+        stop = text[len(text) // 2]
+        server = self.start("bytes_chat_stop_str", stop_str=[stop])
+        try:
+            choice = self.chat(server)["choices"][0]
+            self.assertEqual(choice["finish_reason"], "stop")
+            self.assertEqual(choice["message"]["content"], text[:text.index(stop)])
+        finally:
+            self.assertEqual(server.stop(), 0, server.output)
+
+
 class SharedModel(unittest.TestCase):
     """MLC's q0f32 Llama (phase 5, its MLC folder and tokenizer.model): TVM's greedy tokens and
     texts of reference/greedy.json, streamed and not, alone and 24 at once."""

@@ -5,8 +5,9 @@
 //                              or text when a tokenizer is loaded; max_tokens, temperature,
 //                              top_p, seed, stream (SSE chunks ending with `data: [DONE]`),
 //                              stream_options.include_usage, stop_token_ids, ignore_eos, n = 1
-//   POST /v1/chat/completions  messages through the chat template (text/tokenizer.h); needs a
-//                              tokenizer
+//   POST /v1/chat/completions  messages through the model's conversation template
+//                              (text/conversation.h: MLC's, with its stop strings and ids) or
+//                              the plain one (text/tokenizer.h); needs a tokenizer
 //   GET  /v1/models            the served model
 //   GET  /health               200 while the engine serves, else 503
 //   GET  /metrics              Prometheus text (names prefixed "pipesplit:")
@@ -26,10 +27,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "pipesplit/serve/engine/engine.h"
+#include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/serve/text/tokenizer.h"
 
 namespace pipesplit::serve::http {
@@ -42,6 +45,10 @@ struct ServerOptions {
   double temperature = 1.0;
   double top_p = 1.0;
   std::vector<int32_t> stop_token_ids;  // the model's end-of-sequence ids (ignore_eos drops them)
+  // The model's conversation template (an MLC folder's conv_template): chat prompts are built
+  // with it, and chat requests stop on its stop strings and ids too. Without one, the plain
+  // template of text::ChatPrompt.
+  std::optional<text::ConversationTemplate> conversation;
   // Connections served at once (each has a thread); more wait to be accepted.
   int64_t max_connections = 4096;
   int64_t max_body_bytes = 64 << 20;

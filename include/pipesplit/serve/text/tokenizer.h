@@ -26,7 +26,10 @@ class Tokenizer {
 
   // The ids of `text`, with the model's beginning-of-sequence id first when it has one (a
   // tokenizer.json: its post-processor's template).
-  std::vector<int32_t> Encode(std::string_view text) const;
+  std::vector<int32_t> Encode(std::string_view text) const { return Encode(text, true); }
+  // With `add_special` false: the ids of the text alone (no beginning-of-sequence id, no
+  // post-processor), as MLC's tokenizer encodes a chat prompt.
+  std::vector<int32_t> Encode(std::string_view text, bool add_special) const;
   // The text of `ids`; ids outside the vocabulary and control ids (bos, eos; a tokenizer.json's
   // special tokens) give no text.
   std::string Decode(std::span<const int32_t> ids) const;
