@@ -84,6 +84,7 @@ fuzz:
 bench: build
 	$(BUILD_DIR)/bench/pipesplit_bench --benchmark_min_time=0.2
 	bench/serve_bench.sh $(BUILD_DIR)
+	bench/folder_module_bench.sh $(BUILD_DIR)
 
 # Builds only what the demo runs (the tool and the Python module), not the tests.
 demo: deps

@@ -24,6 +24,7 @@
 #include "pipesplit/runtime/io/npy.h"
 #include "pipesplit/runtime/io/safetensors.h"
 #include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/script/printer.h"
 #include "pipesplit/serve/engine/generate.h"
 #include "pipesplit/serve/text/tokenizer.h"
 #include "pipesplit/support/check.h"
@@ -43,6 +44,7 @@ struct GenerateArgs {
   std::string tokenizer;
   std::string output;
   std::string dump_logits;
+  std::string write_module;  // --write-module: the module run, as TVMScript
   int max_new_tokens = 16;
   std::string unsharded;  // --verify: also against the unsharded model
   double tolerance = 1e-5;
@@ -219,8 +221,10 @@ bool VerifyUnsharded(const GenerateArgs& args, const runtime::WeightSource& weig
   return within;
 }
 
-int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& args) {
-  ir::IRModule loaded = LoadModuleForWeights(args.module, args.weights);
+int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& given) {
+  GenerateArgs args = given;
+  ir::IRModule loaded = LoadServingModule(args.module, &args.weights, args.engine.groups);
+  if (!args.write_module.empty()) WriteOutput(args.write_module, script::PrintModule(loaded));
   const ServingGroups shape = ServingModuleForGroups(loaded, args.engine.groups,
                                                      args.engine.group_size, launcher, "generate");
   const ir::IRModule& mod = shape.module;  // step 1
@@ -331,9 +335,11 @@ Runner AddGenerateCommand(CLI::App& app) {
   auto args = std::make_shared<GenerateArgs>();
   CLI::App* cmd = app.add_subcommand(
       "generate", "generate tokens from a module in MLC's serving form on worker groups");
-  cmd->add_option("module", args->module, "TVMScript module (embed, batch_prefill, ...)")
+  cmd->add_option("module", args->module,
+                  "TVMScript module (embed, batch_prefill, ...), or an MLC model folder alone "
+                  "(Llama family: pipesplit writes its module)")
       ->required();
-  AddWeightOptions(cmd, &args->weights);
+  AddWeightOptions(cmd, &args->weights, /*folder_alone=*/true);
   CLI::Option* ids =
       cmd->add_option("--prompts", args->prompts,
                       "token ids: a JSON list of lists, or safetensors of int32 tensors");
@@ -341,6 +347,9 @@ Runner AddGenerateCommand(CLI::App& app) {
                   "a prompt as text, encoded by the tokenizer (repeat it for more requests); the "
                   "requests' texts are printed and written too")
       ->excludes(ids);
+  cmd->add_option("--write-module", args->write_module,
+                  "also write the module run (before any split) as TVMScript: with an MLC folder "
+                  "alone, the module pipesplit wrote for it");
   cmd->add_option("--tokenizer", args->tokenizer,
                   "a SentencePiece tokenizer.model or a Hugging Face tokenizer.json for --prompt "
                   "and the texts (default: an MLC folder's tokenizer.model, else its "

@@ -94,8 +94,9 @@ class SignalWatch {
   std::thread thread_;
 };
 
-int ServeOn(runtime::Launcher& launcher, const ServeArgs& args) {
-  ir::IRModule loaded = LoadModuleForWeights(args.module, args.weights);  // step 1
+int ServeOn(runtime::Launcher& launcher, const ServeArgs& given) {
+  ServeArgs args = given;
+  ir::IRModule loaded = LoadServingModule(args.module, &args.weights, args.engine.groups);  // 1
   const EngineArgs& flags = args.engine;
   const ServingGroups shape =
       ServingModuleForGroups(loaded, flags.groups, flags.group_size, launcher, "serve");
@@ -187,9 +188,11 @@ Runner AddServeCommand(CLI::App& app) {
   auto args = std::make_shared<ServeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "serve", "serve a module in MLC's serving form over HTTP with the OpenAI API");
-  cmd->add_option("module", args->module, "TVMScript module (embed, batch_prefill, ...)")
+  cmd->add_option("module", args->module,
+                  "TVMScript module (embed, batch_prefill, ...), or an MLC model folder alone "
+                  "(Llama family: pipesplit writes its module)")
       ->required();
-  AddWeightOptions(cmd, &args->weights);
+  AddWeightOptions(cmd, &args->weights, /*folder_alone=*/true);
   cmd->add_option("--tokenizer", args->tokenizer,
                   "a SentencePiece tokenizer.model or a Hugging Face tokenizer.json: text prompts "
                   "and chat completions (default: an MLC folder's tokenizer.model, else its "

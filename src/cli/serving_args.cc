@@ -11,9 +11,11 @@
 #include <sstream>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/models/mlc_llama_module.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/exec/weight_table.h"
 #include "pipesplit/runtime/launch/launch.h"
+#include "pipesplit/script/parser.h"
 #include "pipesplit/support/quantity.h"
 #include "pipesplit/transform/pipeline_parallel_rewrite.h"
 
@@ -177,6 +179,33 @@ std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
   }
   if (path.empty()) return nullptr;
   return serve::text::Tokenizer::Load(path);
+}
+
+ir::IRModule LoadServingModule(const std::string& module, WeightArgs* weights, int groups) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(module, ec)) {
+    if (weights->params.empty()) {
+      throw runtime::RuntimeError(
+          "--params is required with a module file (or give an MLC model folder alone)");
+    }
+    return LoadModuleForWeights(module, *weights);
+  }
+  const std::filesystem::path config = std::filesystem::path(module) / "mlc-chat-config.json";
+  if (!std::filesystem::exists(config)) {
+    throw runtime::RuntimeError(
+        fmt::format("{}: not an MLC model folder (no mlc-chat-config.json)", module));
+  }
+  if (!weights->params.empty() && !std::filesystem::equivalent(weights->params, module, ec)) {
+    throw runtime::RuntimeError(
+        fmt::format("--params {} with the folder {}: the folder alone gives its weights (or give "
+                    "a module file and --params)",
+                    weights->params, module));
+  }
+  weights->params = module;
+  const std::string text = models::WriteMlcLlamaModule(
+      models::ReadMlcLlamaModuleConfig(config.string()), std::max(groups, 1));
+  return script::ParseModule(
+      text, (std::filesystem::path(module) / "<module written by pipesplit>").string());
 }
 
 std::optional<serve::text::ConversationTemplate> LoadConversationTemplate(

@@ -17,6 +17,7 @@
 #include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/serve/text/tokenizer.h"
 #include "src/cli/cli_common.h"
+#include "src/cli/weight_args.h"
 
 namespace pipesplit::runtime {
 class Launcher;
@@ -92,6 +93,12 @@ std::string DescribeKvCache(const serve::EngineInfo& info);
 std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
     const std::string& flag, const std::string& params,
     const std::optional<runtime::MlcChatConfig>& chat_config);
+
+// The module of `generate` and `serve`: the TVMScript file `module` (with `weights.params`,
+// required then), or - `module` an MLC model folder - the module pipesplit writes from its
+// mlc-chat-config.json (models/mlc_llama_module.h) with its layers in `groups` pipeline stages,
+// the folder giving the weights (`weights.params` set to it).
+ir::IRModule LoadServingModule(const std::string& module, WeightArgs* weights, int groups);
 
 // The conversation template of `serve`: `flag` (--conv-template: one of MLC's preset names, or a
 // JSON file holding a conv_template object), else the MLC folder's mlc-chat-config.json's; nullopt

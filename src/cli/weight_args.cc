@@ -22,11 +22,15 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
 
 }  // namespace
 
-void AddWeightOptions(CLI::App* cmd, WeightArgs* args) {
-  cmd->add_option("--params", args->params,
-                  "weights for packed_params: a safetensors file, or an MLC model folder "
-                  "(tensor-cache.json and params_shard_*.bin, bound by name)")
-      ->required();
+void AddWeightOptions(CLI::App* cmd, WeightArgs* args, bool folder_alone) {
+  CLI::Option* params = cmd->add_option(
+      "--params", args->params,
+      folder_alone ? "weights for packed_params: a safetensors file, or an MLC model folder "
+                     "(tensor-cache.json and params_shard_*.bin, bound by name); not needed when "
+                     "the module argument is the MLC folder itself"
+                   : "weights for packed_params: a safetensors file, or an MLC model folder "
+                     "(tensor-cache.json and params_shard_*.bin, bound by name)");
+  if (!folder_alone) params->required();
   cmd->add_option("--param-names", args->param_names,
                   "the names binding an MLC folder's weights to packed_params when the module has "
                   "no _metadata (given, they win over it): a .json list of names, or a module "

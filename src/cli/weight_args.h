@@ -22,8 +22,9 @@ struct WeightArgs {
   std::string memory;  // --weights-memory: "", "huge-pages" or "mapped"
 };
 
-// Adds --params (required), --param-names and --weights-memory to a command.
-void AddWeightOptions(CLI::App* cmd, WeightArgs* args);
+// Adds --params (required unless `folder_alone`: the command takes an MLC folder in place of its
+// module, LoadServingModule), --param-names and --weights-memory to a command.
+void AddWeightOptions(CLI::App* cmd, WeightArgs* args, bool folder_alone = false);
 
 // The names a --param-names file gives: a safetensors file's packed_params names, a `.json`
 // file (a list of names, or an object with "params" as `_metadata` has), or a TVMScript module

@@ -244,13 +244,7 @@ std::string TensorParallelMetadataFunction(const LlamaConfig& c, const std::stri
       R"({{"model_type": "llama", "tensor_parallel_shards": {}, "pipeline_parallel_stages": {}, )"
       R"("params": {}}})",
       c.tensor_parallel, c.stages, params_json);
-  std::string escaped;
-  for (char ch : json) {
-    if (ch == '"' || ch == '\\') escaped += '\\';
-    escaped += ch;
-  }
-  return "\n    @R.function\n    def _metadata() -> R.Object:\n        return R.str(\"" + escaped +
-         "\")\n";
+  return "\n" + MetadataFunction(json);
 }
 
 LlamaExample GenerateLlamaExample(const LlamaConfig& c) {

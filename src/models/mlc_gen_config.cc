@@ -21,9 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "pipesplit/models/mlc_convert.h"
-#include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/runtime/tensor/tensor.h"
+#include "pipesplit/serve/text/conversation.h"
 #include "pipesplit/serve/text/hf_tokenizer.h"
+#include "src/models/json_fields.h"
 #include "src/runtime/io/json_document.h"
 
 namespace pipesplit::models {
@@ -35,13 +36,6 @@ using runtime::JsonDocument;
 using runtime::JsonValue;
 
 constexpr int64_t kMaxPrefillChunk = 8192;
-
-int64_t PositiveInt(const JsonValue& object, const char* key) {
-  const JsonValue v = object.Field(key);
-  const int64_t n = v.Int();
-  if (n <= 0) v.Fail(fmt::format("'{}' must be a positive integer, got {}", v.Label(), n));
-  return n;
-}
 
 // An optional integer that MLC treats as unset when 0.
 int64_t OptionalInt(const JsonValue& object, const char* key) {
@@ -105,11 +99,11 @@ HfLlamaConfig ReadHfLlamaConfig(const std::string& path) {
   if (c.model_type != "llama") {
     type.Fail(fmt::format("model_type '{}' is not one pipesplit converts (llama)", c.model_type));
   }
-  c.hidden_size = PositiveInt(root, "hidden_size");
-  c.intermediate_size = PositiveInt(root, "intermediate_size");
-  c.num_attention_heads = PositiveInt(root, "num_attention_heads");
-  c.num_hidden_layers = PositiveInt(root, "num_hidden_layers");
-  c.vocab_size = PositiveInt(root, "vocab_size");
+  c.hidden_size = PositiveIntField(root, "hidden_size");
+  c.intermediate_size = PositiveIntField(root, "intermediate_size");
+  c.num_attention_heads = PositiveIntField(root, "num_attention_heads");
+  c.num_hidden_layers = PositiveIntField(root, "num_hidden_layers");
+  c.vocab_size = PositiveIntField(root, "vocab_size");
   const JsonValue eps = root.Field("rms_norm_eps");
   eps.Number();  // a number
   c.rms_norm_eps_json = eps.json().dump();

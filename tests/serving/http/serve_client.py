@@ -38,9 +38,12 @@ class Server:
 
     def __init__(self, folder, *flags, env=None, prefix=(), module="model.py", params=None):
         self.output = ""
-        params = params or os.path.join(folder, "params.safetensors")
-        command = list(prefix) + [PIPESPLIT, "serve", os.path.join(folder, module), "--params",
-                                  params, "--port", "0", *flags]
+        if module is None:  # an MLC folder alone: pipesplit writes its module
+            served = [folder]
+        else:
+            served = [os.path.join(folder, module), "--params",
+                      params or os.path.join(folder, "params.safetensors")]
+        command = list(prefix) + [PIPESPLIT, "serve", *served, "--port", "0", *flags]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, env={**os.environ, **(env or {})},
                                         start_new_session=True)

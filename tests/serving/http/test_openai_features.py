@@ -312,7 +312,6 @@ class TokenizerJson(unittest.TestCase):
         self.assertEqual(r["choices"][0]["message"]["content"], self.text_of(ids))
 
 
-@unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
 class ConversationTemplate(unittest.TestCase):
     """`serve --conv-template FILE`: the chat prompt is MLC's conversation protocol over the
     template (its system prefix ids, then the text without special tokens: here each byte a
@@ -404,6 +403,7 @@ class ConversationTemplate(unittest.TestCase):
             self.assertEqual(server.stop(), 0, server.output)
 
 
+@unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
 class SharedModel(unittest.TestCase):
     """MLC's q0f32 Llama (phase 5, its MLC folder and tokenizer.model): TVM's greedy tokens and
     texts of reference/greedy.json, streamed and not, alone and 24 at once."""
@@ -468,6 +468,43 @@ class SharedModel(unittest.TestCase):
             else:
                 t = next(i for i in range(len(tokens)) if tokens[i] != r["tokens"][i])
                 self.assertLess(r["margins"][t], 0.1, (k, t))
+
+
+
+@unittest.skipUnless(os.path.isdir(CORPUS), "the shared corpus is absent")
+class FolderAlone(unittest.TestCase):
+    """`serve FOLDER` with no module: pipesplit writes the module of MLC's q0f32 Llama from its
+    mlc-chat-config.json; the folder's shards, tokenizer.model and conversation template ("LM":
+    the bos id, then the text) serve TVM's greedy tokens of reference/greedy.json."""
+
+    @classmethod
+    def setUpClass(cls):
+        with open(os.path.join(CORPUS, "reference", "greedy.json")) as f:
+            cls.reference = json.load(f)
+        cls.server = sc.Server(os.path.join(CORPUS, "mlc"), module=None,
+                               env={"PIPESPLIT_KERNEL_CACHE":
+                                    os.path.join(sc.SCRATCH, "kernels_q0f32_folder")})
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        assert status == 0, "exit %d:\n%s" % (status, cls.server.output)
+
+    def test_tokens_are_the_references(self):
+        for r in self.reference["requests"]:
+            status, whole = self.server.post("/v1/completions", {
+                "prompt": r["prompt_ids"], "max_tokens": self.reference["new_tokens"],
+                "temperature": 0, "ignore_eos": True})
+            self.assertEqual(status, 200, whole)
+            self.assertEqual(whole["choices"][0]["token_ids"], r["tokens"])
+        # Chat through the folder's template: the bos id, then the prompt as text.
+        r = self.reference["requests"][0]
+        status, chat = self.server.post("/v1/chat/completions", {
+            "messages": [{"role": "user", "content": r["prompt"]}],
+            "max_tokens": self.reference["new_tokens"], "temperature": 0, "ignore_eos": True})
+        self.assertEqual(status, 200, chat)
+        self.assertEqual(chat["usage"]["prompt_tokens"], len(r["prompt_ids"]))
+        self.assertEqual(chat["choices"][0]["token_ids"], r["tokens"])
 
 
 if __name__ == "__main__":

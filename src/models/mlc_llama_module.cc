@@ -1,0 +1,608 @@
+// The serving module of an MLC model folder (mlc_llama_module.h).
+//
+// Steps of WriteMlcLlamaModule:
+//   1. MLC's parameters in its order (LlamaForCausalLM's named parameters, q4f16_1's q_weight
+//      and q_scale pairs), the packed_params tuple type and the `_metadata` JSON naming them.
+//   2. One `dequantize` kernel per quantized weight shape (q4f16_1).
+//   3. The model functions, one binding per op as MLC's exporter writes them; a stage marker
+//      before the first layer of every stage but the first.
+//   4. create_paged_kv_cache: MLC's builtin with the model's heads, head dim, RoPE theta, layer
+//      partition and cache dtype.
+#include "pipesplit/models/mlc_llama_module.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "pipesplit/ir/attr_names.h"
+#include "pipesplit/ir/protocol.h"
+#include "pipesplit/models/llama_serving.h"
+#include "pipesplit/runtime/exec/paged_kv_cache.h"
+#include "pipesplit/runtime/tensor/tensor.h"
+#include "src/models/json_fields.h"
+#include "src/models/model_text.h"
+#include "src/runtime/io/json_document.h"
+
+namespace pipesplit::models {
+namespace {
+
+using runtime::JsonDocument;
+using runtime::JsonValue;
+
+// One parameter of the module: a plain weight or q4f16_1's pair.
+struct Param {
+  std::string name;            // MLC's name of the weight ("model.layers.0.mlp.down_proj.weight")
+  int64_t rows = 0, cols = 0;  // cols 0: a vector (norm weight)
+  bool quantized = false;
+  int index = 0;  // its first field in packed_params
+};
+
+class ModuleWriter {
+ public:
+  ModuleWriter(const MlcLlamaModuleConfig& c, int stages)
+      : c_(c), dtype_(c.quantization == "q0f32" ? "float32" : "float16"), stages_(stages) {}
+
+  std::string Write() {
+    // Step 1.
+    const int64_t h = c_.hidden_size, d = c_.head_dim;
+    embed_ = Add("model.embed_tokens.weight", c_.vocab_size, h, true);
+    for (int64_t l = 0; l < c_.num_hidden_layers; ++l) {
+      const std::string p = fmt::format("model.layers.{}.", l);
+      Layer layer;
+      layer.qkv = Add(p + "self_attn.qkv_proj.weight",
+                      (c_.num_attention_heads + 2 * c_.num_key_value_heads) * d, h, true);
+      layer.o = Add(p + "self_attn.o_proj.weight", h, c_.num_attention_heads * d, true);
+      layer.gate_up = Add(p + "mlp.gate_up_proj.weight", 2 * c_.intermediate_size, h, true);
+      layer.down = Add(p + "mlp.down_proj.weight", h, c_.intermediate_size, true);
+      layer.in_norm = Add(p + "input_layernorm.weight", h, 0, false);
+      layer.post_norm = Add(p + "post_attention_layernorm.weight", h, 0, false);
+      layers_.push_back(layer);
+    }
+    norm_ = Add("model.norm.weight", h, 0, false);
+    lm_head_ = c_.tie_word_embeddings ? embed_ : Add("lm_head.weight", c_.vocab_size, h, true);
+    partition_ = ServingLayerPartition(static_cast<int>(c_.num_hidden_layers), stages_);
+    packed_ = fmt::format("R.Tuple({})", fmt::join(types_, ", "));
+
+    std::string out = fmt::format(
+        "# The serving module of an MLC {} Llama, written by pipesplit from {}.\n"
+        "@I.ir_module\nclass Module:\n",
+        c_.quantization, c_.path);
+    std::string functions = Embed() + "\n";
+    for (const char* f : {"prefill", "decode", "batch_prefill", "batch_decode"}) {
+      functions += ModelFunction(f) + "\n";
+    }
+    for (const auto& [name, text] : kernels_) out += text + "\n";
+    return out + functions + CreateCache() + "\n" + Metadata();
+  }
+
+ private:
+  struct Layer {
+    const Param* qkv;
+    const Param* o;
+    const Param* gate_up;
+    const Param* down;
+    const Param* in_norm;
+    const Param* post_norm;
+  };
+
+  bool Quantized() const { return c_.quantization == "q4f16_1"; }
+  int64_t Groups(int64_t cols) const { return (cols + 31) / 32; }
+
+  const Param* Add(const std::string& name, int64_t rows, int64_t cols, bool linear) {
+    auto p = std::make_unique<Param>();
+    p->name = name;
+    p->rows = rows;
+    p->cols = cols;
+    p->quantized = linear && Quantized();
+    p->index = static_cast<int>(types_.size());
+    auto record = [&](const std::string& field, const std::vector<int64_t>& shape,
+                      const std::string& dtype) {
+      types_.push_back(fmt::format("R.Tensor(({}{}), dtype=\"{}\")", fmt::join(shape, ", "),
+                                   shape.size() == 1 ? "," : "", dtype));
+      params_json_.push_back(
+          fmt::format(R"({{"name": "{}", "shape": [{}], "dtype": "{}", "preprocs": []}})", field,
+                      fmt::join(shape, ", "), dtype));
+    };
+    if (p->quantized) {
+      const std::string base = name.substr(0, name.size() - std::string(".weight").size());
+      record(base + ".q_weight", {rows, Groups(cols) * 4}, "uint32");
+      record(base + ".q_scale", {rows, Groups(cols)}, "float16");
+    } else if (cols == 0) {
+      record(name, {rows}, dtype_);
+    } else {
+      record(name, {rows, cols}, dtype_);
+    }
+    params_.push_back(std::move(p));
+    return params_.back().get();
+  }
+
+  // Step 2: the kernels, in the form MLC's fusion gives them (phase 3 of its compile): the
+  // 4-bit unpacking and the dequantization as blocks of their own before the product, which
+  // pipesplit's fast path folds into one pass over the packed weight.
+  static std::string I64(int64_t v) { return fmt::format("T.int64({})", v); }
+
+  // The blocks unpacking `p`'s q_weight and q_scale into `dequantize` ([rows, cols] float16).
+  std::string DequantizeBlocks(const Param& p) const {
+    const std::string grid = fmt::format("T.grid({}, {})", I64(p.rows), I64(p.cols));
+    return fmt::format(
+        "        compute = T.alloc_buffer(({0}, {1}), \"float16\")\n"
+        "        dequantize = T.alloc_buffer(({0}, {1}), \"float16\")\n"
+        "        for i0, i1 in {2}:\n"
+        "            with T.block(\"compute\"):\n"
+        "                v_i0, v_i1 = T.axis.remap(\"SS\", [i0, i1])\n"
+        "                T.reads(q_weight[v_i0, v_i1 // T.int64(8)])\n"
+        "                T.writes(compute[v_i0, v_i1])\n"
+        "                compute[v_i0, v_i1] = T.Cast(\"float16\", T.bitwise_and(T.shift_right("
+        "q_weight[v_i0, v_i1 // T.int64(8)], T.Cast(\"uint32\", v_i1 % T.int64(8) * "
+        "T.int64(4))), T.uint32(15)))\n"
+        "        for i0, i1 in {2}:\n"
+        "            with T.block(\"dequantize\"):\n"
+        "                v_i0, v_i1 = T.axis.remap(\"SS\", [i0, i1])\n"
+        "                T.reads(compute[v_i0, v_i1], q_scale[v_i0, v_i1 // T.int64(32)])\n"
+        "                T.writes(dequantize[v_i0, v_i1])\n"
+        "                dequantize[v_i0, v_i1] = (compute[v_i0, v_i1] - T.float16(7.0)) * "
+        "q_scale[v_i0, v_i1 // T.int64(32)]\n",
+        I64(p.rows), I64(p.cols), grid);
+  }
+
+  // The weight parameters of a kernel reading `p`.
+  std::string WeightParams(const Param& p) const {
+    if (!p.quantized) {
+      return fmt::format("w: T.Buffer(({}, {}), \"{}\"), ", I64(p.rows), I64(p.cols), dtype_);
+    }
+    return fmt::format(
+        "q_weight: T.Buffer(({0}, {1}), \"uint32\"), q_scale: T.Buffer(({0}, {2}), \"float16\"), ",
+        I64(p.rows), I64(Groups(p.cols) * 4), I64(Groups(p.cols)));
+  }
+
+  // out[b, s, n] = sum_k x[b, s, k] * W[n, k], for rows (b, s) of `form`: "1x1", "1xm" or
+  // "mx1" (m a symbolic var); with `epilogue` "add" plus a residual input, with "cast" as
+  // float32 (the logits), each a block after the product's as MLC's fusion writes them. Returns
+  // the kernel's name.
+  std::string NtMatmulKernel(const Param& p, const std::string& form, const std::string& epilogue) {
+    std::string name = fmt::format("{}NT_matmul{}_{}x{}_{}", p.quantized ? "fused_dequantize_" : "",
+                                   epilogue.empty() ? "" : "_" + epilogue, p.rows, p.cols, form);
+    if (kernels_.count(name)) return name;
+    const std::string b = form == "mx1" ? "m" : "T.int64(1)",
+                      s = form == "1xm" ? "m" : "T.int64(1)";
+    const std::string w = p.quantized ? "dequantize" : "w";
+    const std::string out_shape = fmt::format("{}, {}, {}", b, s, I64(p.rows));
+    std::string k = fmt::format(
+        "    @T.prim_func(private=True)\n"
+        "    def {0}({1}var_x: T.handle, {2}var_out: T.handle):\n"
+        "        T.func_attr({{\"tir.noalias\": T.bool(True)}})\n",
+        name, WeightParams(p), epilogue == "add" ? "var_residual: T.handle, " : "");
+    if (form != "1x1") k += "        m = T.int64()\n";
+    k += fmt::format("        x = T.match_buffer(var_x, ({}, {}, {}), \"{}\")\n", b, s, I64(p.cols),
+                     dtype_);
+    if (epilogue == "add") {
+      k += fmt::format("        residual = T.match_buffer(var_residual, ({}), \"{}\")\n", out_shape,
+                       dtype_);
+    }
+    k += fmt::format("        out = T.match_buffer(var_out, ({}), \"{}\")\n", out_shape,
+                     epilogue == "cast" ? "float32" : dtype_);
+    const std::string product = epilogue.empty() ? "out" : "NT_matmul";
+    if (!epilogue.empty()) {
+      k += fmt::format("        NT_matmul = T.alloc_buffer(({}), \"{}\")\n", out_shape, dtype_);
+    }
+    if (p.quantized) k += DequantizeBlocks(p);
+    k += fmt::format(
+        "        for i0, i1, i2, k in T.grid({0}, {1}, {2}, {3}):\n"
+        "            with T.block(\"NT_matmul\"):\n"
+        "                v_i0, v_i1, v_i2, v_k = T.axis.remap(\"SSSR\", [i0, i1, i2, k])\n"
+        "                T.reads(x[v_i0, v_i1, v_k], {4}[v_i2, v_k])\n"
+        "                T.writes({6}[v_i0, v_i1, v_i2])\n"
+        "                with T.init():\n"
+        "                    {6}[v_i0, v_i1, v_i2] = T.{5}(0)\n"
+        "                {6}[v_i0, v_i1, v_i2] = {6}[v_i0, v_i1, v_i2] + "
+        "x[v_i0, v_i1, v_k] * {4}[v_i2, v_k]\n",
+        b, s, I64(p.rows), I64(p.cols), w, dtype_, product);
+    if (!epilogue.empty()) {
+      const std::string value = epilogue == "add" ? "NT_matmul[v0, v1, v2] + residual[v0, v1, v2]"
+                                                  : "T.Cast(\"float32\", NT_matmul[v0, v1, v2])";
+      k += fmt::format(
+          "        for i0, i1, i2 in T.grid({0}, {1}, {2}):\n"
+          "            with T.block(\"T_{3}\"):\n"
+          "                v0, v1, v2 = T.axis.remap(\"SSS\", [i0, i1, i2])\n"
+          "                out[v0, v1, v2] = {4}\n",
+          b, s, I64(p.rows), epilogue, value);
+    }
+    kernels_.emplace(name, std::move(k));
+    return name;
+  }
+
+  // MLC's rms_norm over rows (b, s) of `form` (TVM's legalization: in float32, the sum of squares
+  // in k order, rsqrt of its mean plus eps, times x, times the weight, cast back).
+  std::string RmsNormKernel(const std::string& form) {
+    std::string name = "rms_norm_" + form;
+    if (kernels_.count(name)) return name;
+    const std::string b = form == "mx1" ? "m" : "T.int64(1)",
+                      s = form == "1xm" ? "m" : "T.int64(1)";
+    const std::string h = I64(c_.hidden_size);
+    std::string k = fmt::format(
+        "    @T.prim_func(private=True)\n"
+        "    def {0}(var_x: T.handle, weight: T.Buffer(({3},), \"{4}\"), var_out: T.handle):\n"
+        "        T.func_attr({{\"tir.noalias\": T.bool(True)}})\n",
+        name, b, s, h, dtype_);
+    if (form != "1x1") k += "        m = T.int64()\n";
+    k += fmt::format(
+        "        x = T.match_buffer(var_x, ({0}, {1}, {2}), \"{3}\")\n"
+        "        out = T.match_buffer(var_out, ({0}, {1}, {2}), \"{3}\")\n"
+        "        x32 = T.alloc_buffer(({0}, {1}, {2}))\n"
+        "        square = T.alloc_buffer(({0}, {1}, {2}))\n"
+        "        square_sum = T.alloc_buffer(({0}, {1}))\n"
+        "        rsqrt = T.alloc_buffer(({0}, {1}))\n"
+        "        weight32 = T.alloc_buffer(({2},))\n"
+        "        normed = T.alloc_buffer(({0}, {1}, {2}))\n"
+        "        for a0, a1, a2 in T.grid({0}, {1}, {2}):\n"
+        "            with T.block(\"T_cast\"):\n"
+        "                v0, v1, v2 = T.axis.remap(\"SSS\", [a0, a1, a2])\n"
+        "                x32[v0, v1, v2] = T.Cast(\"float32\", x[v0, v1, v2])\n"
+        "        for a0, a1, a2 in T.grid({0}, {1}, {2}):\n"
+        "            with T.block(\"T_multiply\"):\n"
+        "                v0, v1, v2 = T.axis.remap(\"SSS\", [a0, a1, a2])\n"
+        "                square[v0, v1, v2] = x32[v0, v1, v2] * x32[v0, v1, v2]\n"
+        "        for a0, a1, k2 in T.grid({0}, {1}, {2}):\n"
+        "            with T.block(\"T_multiply_red\"):\n"
+        "                v0, v1, v_k2 = T.axis.remap(\"SSR\", [a0, a1, k2])\n"
+        "                with T.init():\n"
+        "                    square_sum[v0, v1] = T.float32(0)\n"
+        "                square_sum[v0, v1] = square_sum[v0, v1] + square[v0, v1, v_k2]\n"
+        "        for a0, a1 in T.grid({0}, {1}):\n"
+        "            with T.block(\"rsqrt\"):\n"
+        "                v0, v1 = T.axis.remap(\"SS\", [a0, a1])\n"
+        "                rsqrt[v0, v1] = T.rsqrt(square_sum[v0, v1] / T.float32({4}) + "
+        "T.float32({5:.17g}))\n"
+        "        for a0 in range({2}):\n"
+        "            with T.block(\"T_cast_1\"):\n"
+        "                v0 = T.axis.spatial({2}, a0)\n"
+        "                weight32[v0] = T.Cast(\"float32\", weight[v0])\n"
+        "        for a0, a1, a2 in T.grid({0}, {1}, {2}):\n"
+        "            with T.block(\"T_rms_norm\"):\n"
+        "                v0, v1, v2 = T.axis.remap(\"SSS\", [a0, a1, a2])\n"
+        "                normed[v0, v1, v2] = rsqrt[v0, v1] * x32[v0, v1, v2] * weight32[v2]\n"
+        "        for a0, a1, a2 in T.grid({0}, {1}, {2}):\n"
+        "            with T.block(\"T_cast_2\"):\n"
+        "                v0, v1, v2 = T.axis.remap(\"SSS\", [a0, a1, a2])\n"
+        "                out[v0, v1, v2] = T.Cast(\"{3}\", normed[v0, v1, v2])\n",
+        b, s, h, dtype_, static_cast<double>(c_.hidden_size), c_.rms_norm_eps);
+    kernels_.emplace(name, std::move(k));
+    return name;
+  }
+
+  // take(dequantize(table), ids): only the rows asked for are dequantized.
+  std::string DequantizeTakeKernel(const Param& p) {
+    std::string name = fmt::format("fused_dequantize_take_{}x{}", p.rows, p.cols);
+    if (kernels_.count(name)) return name;
+    kernels_.emplace(
+        name,
+        fmt::format(
+            "    @T.prim_func(private=True)\n"
+            "    def {0}({1}var_ids: T.handle, var_out: T.handle):\n"
+            "        T.func_attr({{\"tir.noalias\": T.bool(True)}})\n"
+            "        m = T.int64()\n"
+            "        ids = T.match_buffer(var_ids, (m,), \"int32\")\n"
+            "        out = T.match_buffer(var_out, (m, {2}), \"float16\")\n"
+            "        for i0, i1 in T.grid(m, {2}):\n"
+            "            with T.block(\"take\"):\n"
+            "                v_i0, v_i1 = T.axis.remap(\"SS\", [i0, i1])\n"
+            "                T.reads(ids[v_i0], q_weight[T.Cast(\"int64\", ids[v_i0]), v_i1 // "
+            "T.int64(8)], q_scale[T.Cast(\"int64\", ids[v_i0]), v_i1 // T.int64(32)])\n"
+            "                T.writes(out[v_i0, v_i1])\n"
+            "                out[v_i0, v_i1] = (T.Cast(\"float16\", T.bitwise_and(T.shift_right("
+            "q_weight[T.Cast(\"int64\", ids[v_i0]), v_i1 // T.int64(8)], T.Cast(\"uint32\", "
+            "v_i1 % T.int64(8) * T.int64(4))), T.uint32(15))) - T.float16(7.0)) * "
+            "q_scale[T.Cast(\"int64\", ids[v_i0]), v_i1 // T.int64(32)]\n",
+            name, WeightParams(p), I64(p.cols)));
+    return name;
+  }
+
+  std::string Tensor(const std::string& shape, const std::string& dtype = "") const {
+    return fmt::format("R.Tensor(({}), dtype=\"{}\")", shape, dtype.empty() ? dtype_ : dtype);
+  }
+
+  void Line(const std::string& text) { body_ += "            " + text + "\n"; }
+
+  std::string Fresh(const std::string& stem) { return fmt::format("{}{}", stem, counter_++); }
+
+  // The fields of `p` in packed_params, as call_tir arguments ("w3, s4, ").
+  std::string WeightArgs(const Param& p) {
+    std::string args;
+    for (int i = 0; i < (p.quantized ? 2 : 1); ++i) {
+      std::string w = Fresh("w");
+      Line(fmt::format("{} = {}[{}]", w, ir::protocol::kPackedParams, p.index + i));
+      args += w + ", ";
+    }
+    return args;
+  }
+
+  std::string Weight(const Param& p) {
+    std::string w = Fresh("w");
+    Line(fmt::format("{} = {}[{}]", w, ir::protocol::kPackedParams, p.index));
+    return w;
+  }
+
+  // x @ W^T (nn.Linear) for x of rows (b, s) as one kernel; `residual` added to it, or with
+  // `logits` cast to float32, inside the kernel as MLC's fusion does.
+  std::string Linear(const std::string& x, const Param& p, const std::string& b,
+                     const std::string& s, const std::string& residual = "", bool logits = false) {
+    const std::string form = b != "1" ? "mx1" : (s != "1" ? "1xm" : "1x1");
+    const std::string epilogue =
+        !residual.empty() ? "add" : (logits && dtype_ != "float32" ? "cast" : "");
+    const std::string kernel = NtMatmulKernel(p, form, epilogue);
+    std::string out = Fresh("mm");
+    Line(fmt::format(
+        "{} = R.call_tir(cls.{}, ({}{}{}), out_sinfo={})", out, kernel, WeightArgs(p), x,
+        residual.empty() ? "" : ", " + residual,
+        Tensor(fmt::format("{}, {}, {}", b, s, p.rows), epilogue == "cast" ? "float32" : "")));
+    return out;
+  }
+
+  std::string RmsNorm(const std::string& x, const Param& weight, const std::string& b,
+                      const std::string& s) {
+    const std::string form = b != "1" ? "mx1" : (s != "1" ? "1xm" : "1x1");
+    const std::string w = Weight(weight);
+    std::string out = Fresh("rms");
+    Line(fmt::format("{} = R.call_tir(cls.{}, ({}, {}), out_sinfo={})", out, RmsNormKernel(form), x,
+                     w, Tensor(fmt::format("{}, {}, {}", b, s, c_.hidden_size))));
+    return out;
+  }
+
+  // One decoder layer on x (b, s, H); returns its output.
+  std::string DecoderLayer(const Layer& w, const std::string& x, int64_t l, const std::string& b,
+                           const std::string& s, const std::string& n) {
+    const int64_t d = c_.head_dim, heads = c_.num_attention_heads;
+    const int64_t qkv_heads = heads + 2 * c_.num_key_value_heads;
+    const std::string qkv = Linear(RmsNorm(x, *w.in_norm, b, s), *w.qkv, b, s);
+    const std::string r4 = Fresh("r"), r3 = Fresh("r"), attn = Fresh("attn"), o4 = Fresh("r"),
+                      o = Fresh("r");
+    Line(fmt::format("{} = R.reshape({}, R.shape([{}, {}, {}, {}]))", r4, qkv, b, s, qkv_heads, d));
+    Line(fmt::format("{} = R.reshape({}, R.shape([{}, {}, {}]))", r3, r4, n, qkv_heads, d));
+    Line(fmt::format(
+        "{} = R.call_dps_packed(\"{}\", (paged_kv_cache, R.prim_value({}), "
+        "R.prim_value(T.float64({:.17g})), {}), out_sinfo={})",
+        attn, runtime::paged_kv::kAttentionWithFusedQkv, l, 1.0 / std::sqrt(static_cast<double>(d)),
+        r3, Tensor(fmt::format("{}, {}, {}", n, heads, d))));
+    Line(fmt::format("{} = R.reshape({}, R.shape([{}, {}, {}, {}]))", o4, attn, b, s, heads, d));
+    Line(fmt::format("{} = R.reshape({}, R.shape([{}, {}, {}]))", o, o4, b, s, heads * d));
+    const std::string h1 = Linear(o, *w.o, b, s, x);
+    const std::string gu = Linear(RmsNorm(h1, *w.post_norm, b, s), *w.gate_up, b, s);
+    const std::string split = Fresh("split"), g = Fresh("g"), u = Fresh("u"), act = Fresh("silu"),
+                      m = Fresh("mul");
+    Line(fmt::format("{} = R.split({}, indices_or_sections=2, axis=-1)", split, gu));
+    Line(fmt::format("{} = {}[0]", g, split));
+    Line(fmt::format("{} = {}[1]", u, split));
+    Line(fmt::format("{} = R.nn.silu({})", act, g));
+    Line(fmt::format("{} = R.multiply({}, {})", m, act, u));
+    return Linear(m, *w.down, b, s, h1);
+  }
+
+  std::string Header(const std::string& name, const std::string& params, const std::string& ret,
+                     int num_input, bool staged, const std::vector<std::string>& sym_vars) const {
+    std::string attrs = fmt::format("\"{}\": {}", ir::attr::kNumInput, num_input);
+    if (staged && stages_ > 1) {
+      attrs += fmt::format(", \"{}\": {}", ir::attr::kPipelineParallelStages, stages_);
+    }
+    std::string out = fmt::format(
+        "    @R.function\n    def {}({}) -> {}:\n        R.func_attr({{{}}})\n        cls = "
+        "Module\n",
+        name, params, ret, attrs);
+    for (const std::string& v : sym_vars) out += fmt::format("        {} = T.int64()\n", v);
+    return out;
+  }
+
+  std::string Embed() {
+    body_.clear();
+    if (embed_->quantized) {
+      const std::string kernel = DequantizeTakeKernel(*embed_);
+      Line(fmt::format("gv = R.call_tir(cls.{}, ({}input_ids), out_sinfo={})", kernel,
+                       WeightArgs(*embed_),
+                       Tensor(fmt::format("\"seq_len\", {}", c_.hidden_size))));
+    } else {
+      Line(fmt::format("gv = R.take({}, input_ids, axis=0)", Weight(*embed_)));
+    }
+    Line("R.output(gv)");
+    return Header("embed",
+                  fmt::format("input_ids: R.Tensor((\"seq_len\",), dtype=\"int32\"), {}: {}",
+                              ir::protocol::kPackedParams, packed_),
+                  Tensor(fmt::format("\"seq_len\", {}", c_.hidden_size)), 1, false, {"seq_len"}) +
+           "        with R.dataflow():\n" + body_ + "        return gv\n";
+  }
+
+  std::string ModelFunction(const std::string& name) {
+    const int64_t h = c_.hidden_size, v = c_.vocab_size;
+    std::string b = "1", s = "1", n = "1", params, logits;
+    std::vector<std::string> syms;
+    int num_input = 2;
+    std::string x = "input_embeds";
+    if (name == "prefill") {
+      s = n = "seq_len";
+      x = "input_embed";
+      params = "input_embed: " + Tensor(fmt::format("1, \"seq_len\", {}", h));
+      logits = fmt::format("1, 1, {}", v);
+      syms = {"seq_len"};
+    } else if (name == "decode") {
+      x = "input_embed";
+      params = "input_embed: " + Tensor(fmt::format("1, 1, {}", h));
+      logits = fmt::format("1, 1, {}", v);
+    } else if (name == "batch_prefill") {
+      s = n = "seq_len";
+      params = "input_embeds: " + Tensor(fmt::format("1, \"seq_len\", {}", h)) +
+               ", logit_positions: R.Tensor((\"batch_size\",), dtype=\"int32\")";
+      logits = fmt::format("1, \"batch_size\", {}", v);
+      syms = {"seq_len", "batch_size"};
+      num_input = 3;
+    } else {
+      b = n = "batch_size";
+      params = "input_embeds: " + Tensor(fmt::format("\"batch_size\", 1, {}", h));
+      logits = fmt::format("\"batch_size\", 1, {}", v);
+      syms = {"batch_size"};
+    }
+    params +=
+        fmt::format(", paged_kv_cache: R.Object, {}: {}", ir::protocol::kPackedParams, packed_);
+    body_.clear();
+    for (int64_t l = 0; l < c_.num_hidden_layers; ++l) {
+      bool starts_stage = false;
+      for (size_t i = 1; i + 1 < partition_.size(); ++i) starts_stage |= partition_[i] == l;
+      if (starts_stage) {
+        const std::string marker = Fresh("stage_boundary");
+        Line(fmt::format("{} = R.call_pure_packed(\"{}\", {}, sinfo_args=({},))", marker,
+                         ir::protocol::kStageBoundary, x,
+                         Tensor(fmt::format("{}, {}, {}", b, s, h))));
+        x = marker;
+      }
+      x = DecoderLayer(layers_[static_cast<size_t>(l)], x, l, b, s, n);
+    }
+    std::string last = RmsNorm(x, *norm_, b, s);
+    if (name == "prefill") {
+      Line(fmt::format(
+          "last = R.strided_slice({}, (R.prim_value(1),), (R.prim_value(seq_len - 1),), "
+          "(R.prim_value(seq_len),), assume_inbound=True)",
+          last));
+      last = "last";
+    } else if (name == "batch_prefill") {
+      Line(fmt::format("last = R.take({}, logit_positions, axis=1)", last));
+      last = "last";
+    }
+    const std::string out =
+        name == "batch_prefill"  ? Linear(last, *lm_head_, "1", "batch_size", "", true)
+        : name == "batch_decode" ? Linear(last, *lm_head_, "batch_size", "1", "", true)
+                                 : Linear(last, *lm_head_, "1", "1", "", true);
+    Line(fmt::format("gv = ({}, paged_kv_cache)", out));
+    Line("R.output(gv)");
+    return Header(name, params, fmt::format("R.Tuple({}, R.Object)", Tensor(logits, "float32")),
+                  num_input, true, syms) +
+           "        with R.dataflow():\n" + body_ + "        return gv\n";
+  }
+
+  // Step 4.
+  std::string CreateCache() const {
+    const std::vector<std::string> names = {"max_batch_size", "max_total_seq_len",
+                                            "prefill_chunk_size", "page_size",
+                                            "support_sliding_window"};
+    std::vector<std::string> params;
+    params.reserve(names.size());
+    for (const std::string& name : names) {
+      params.push_back(fmt::format("{}_: R.Shape([\"{}\"])", name, name));
+    }
+    std::string call = fmt::format(
+        "R.call_pure_packed(\"{}\", R.shape([{}]), R.shape([{}]), R.prim_value({}), "
+        "R.prim_value({}), R.prim_value({}), R.prim_value({}), R.shape([{}]), R.prim_value(0), "
+        "R.prim_value(1), R.prim_value(T.float64(1)), R.prim_value(T.float64({:.17g})), "
+        "R.prim_value(0), init",
+        ir::protocol::kPagedKvCacheCreate, fmt::join(names, ", "), fmt::join(partition_, ", "),
+        c_.num_attention_heads, c_.num_key_value_heads, c_.head_dim, c_.head_dim,
+        fmt::join(std::vector<int>(static_cast<size_t>(c_.num_hidden_layers), 0), ", "),
+        c_.rope_theta);
+    for (int i = 13; i < 28; ++i) call += ", R.tuple()";
+    call += ", sinfo_args=(R.Object,))";
+    return Header("create_paged_kv_cache", fmt::format("{}", fmt::join(params, ", ")), "R.Object",
+                  5, false, names) +
+           fmt::format(
+               "        init: R.Tensor((), dtype=\"{0}\") = R.zeros(R.shape([]), "
+               "dtype=\"{0}\")\n",
+               dtype_) +
+           "        paged_kv_cache: R.Object = " + call + "\n        return paged_kv_cache\n";
+  }
+
+  std::string Metadata() const {
+    const std::string json = fmt::format(
+        R"({{"model_type": "llama", "quantization": "{}", "tensor_parallel_shards": 1, )"
+        R"("pipeline_parallel_stages": {}, "params": [{}]}})",
+        c_.quantization, stages_, fmt::join(params_json_, ", "));
+    return MetadataFunction(json);
+  }
+
+  const MlcLlamaModuleConfig& c_;
+  std::string dtype_;
+  int stages_;
+  std::vector<std::unique_ptr<Param>> params_;
+  std::vector<std::string> types_;
+  std::vector<std::string> params_json_;
+  std::map<std::string, std::string> kernels_;  // name -> TVMScript, written once each
+  std::vector<Layer> layers_;
+  const Param* embed_ = nullptr;
+  const Param* norm_ = nullptr;
+  const Param* lm_head_ = nullptr;
+  std::vector<int64_t> partition_;
+  std::string packed_;
+  std::string body_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+MlcLlamaModuleConfig ReadMlcLlamaModuleConfig(const std::string& chat_config_path) {
+  std::shared_ptr<const JsonDocument> doc = JsonDocument::Load(chat_config_path);
+  const JsonValue root = doc->root();
+  if (!root.IsObject()) root.Fail("mlc-chat-config.json must be an object");
+  MlcLlamaModuleConfig c;
+  c.path = chat_config_path;
+  const JsonValue type = root.Field("model_type");
+  if (type.String() != "llama") {
+    type.Fail(
+        fmt::format("pipesplit writes the module of model_type llama, not '{}': give the "
+                    "module MLC compiled (--debug-dump) instead",
+                    type.String()));
+  }
+  const JsonValue q = root.Field("quantization");
+  c.quantization = q.String();
+  if (c.quantization != "q0f32" && c.quantization != "q0f16" && c.quantization != "q4f16_1") {
+    q.Fail(fmt::format("pipesplit writes modules for q0f32, q0f16 and q4f16_1, not '{}'",
+                       c.quantization));
+  }
+  const JsonValue m = root.Field("model_config");
+  if (!m.IsObject()) m.Fail("'model_config' must be an object");
+  c.hidden_size = PositiveIntField(m, "hidden_size");
+  c.intermediate_size = PositiveIntField(m, "intermediate_size");
+  c.num_attention_heads = PositiveIntField(m, "num_attention_heads");
+  c.num_hidden_layers = PositiveIntField(m, "num_hidden_layers");
+  c.vocab_size = PositiveIntField(m, "vocab_size");
+  c.rms_norm_eps = m.Field("rms_norm_eps").Number();
+  c.num_key_value_heads = c.num_attention_heads;
+  if (std::optional<JsonValue> kv = m.Find("num_key_value_heads"); kv && kv->Int() > 0) {
+    c.num_key_value_heads = kv->Int();
+    if (c.num_attention_heads % c.num_key_value_heads != 0) {
+      kv->Fail(fmt::format("{} attention heads do not divide into {} key-value heads",
+                           c.num_attention_heads, c.num_key_value_heads));
+    }
+  }
+  c.head_dim = c.hidden_size / c.num_attention_heads;
+  if (std::optional<JsonValue> d = m.Find("head_dim"); d && d->Int() > 0) c.head_dim = d->Int();
+  if (c.head_dim % 2 != 0) m.Fail(fmt::format("head_dim {} must be even (RoPE)", c.head_dim));
+  if (std::optional<JsonValue> base = m.Find("position_embedding_base"); base && !base->IsNull()) {
+    c.rope_theta = base->Number();
+  }
+  if (std::optional<JsonValue> tie = m.Find("tie_word_embeddings"); tie && !tie->IsNull()) {
+    c.tie_word_embeddings = tie->Bool();
+  }
+  if (std::optional<JsonValue> rope = m.Find("rope_scaling"); rope && !rope->IsNull()) {
+    rope->Fail(
+        "rope_scaling is not supported by the module pipesplit writes (its KV cache "
+        "applies plain RoPE): give the module MLC compiled (--debug-dump) instead");
+  }
+  if (std::optional<JsonValue> tp = m.Find("tensor_parallel_shards"); tp && tp->Int() > 1) {
+    tp->Fail(
+        "the module pipesplit writes is not sharded (tensor_parallel_shards 1): give the "
+        "module MLC compiled for tensor parallelism instead");
+  }
+  return c;
+}
+
+std::string WriteMlcLlamaModule(const MlcLlamaModuleConfig& config, int stages) {
+  const std::vector<int64_t> partition =
+      ServingLayerPartition(static_cast<int>(config.num_hidden_layers), std::max(stages, 1));
+  if (stages < 1 || partition[static_cast<size_t>(stages) - 1] >= config.num_hidden_layers) {
+    throw runtime::RuntimeError(fmt::format(
+        "{} pipeline stages of {} layers leave a stage without layers (MLC's layer partition [{}])",
+        stages, config.num_hidden_layers, fmt::join(partition, ", ")));
+  }
+  return ModuleWriter(config, stages).Write();
+}
+
+}  // namespace pipesplit::models
