@@ -236,6 +236,7 @@ int GenerateOn(runtime::Launcher& launcher, const GenerateArgs& given) {
                     args.module));
   }
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);  // step 2
+  RefuseUnappliedRopeScaling(loaded, opened.chat_config);
   std::unique_ptr<serve::text::Tokenizer> tokenizer =
       LoadTokenizer(args.tokenizer, args.weights.params, opened.chat_config);
   std::vector<std::vector<int32_t>> prompts;

@@ -104,6 +104,7 @@ int ServeOn(runtime::Launcher& launcher, const ServeArgs& given) {
   const int groups = shape.num_groups;
   const int workers_per_group = shape.group_size;
   Weights opened = OpenWeights(args.weights, loaded, /*read_chat_config=*/true);
+  RefuseUnappliedRopeScaling(loaded, opened.chat_config);
   const runtime::WeightSource& weights = *opened.source;
   runtime::CheckWeightTypes(mod, weights);
   std::unique_ptr<serve::text::Tokenizer> tokenizer =

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "pipesplit/analysis/well_formed.h"
+#include "pipesplit/ir/functor.h"
+#include "pipesplit/ir/protocol.h"
 #include "pipesplit/models/mlc_llama_module.h"
 #include "pipesplit/runtime/exec/pipeline_worker.h"
 #include "pipesplit/runtime/exec/weight_table.h"
@@ -206,6 +208,47 @@ ir::IRModule LoadServingModule(const std::string& module, WeightArgs* weights, i
       models::ReadMlcLlamaModuleConfig(config.string()), std::max(groups, 1));
   return script::ParseModule(
       text, (std::filesystem::path(module) / "<module written by pipesplit>").string());
+}
+
+namespace {
+
+// Whether a call of the paged KV cache's builtin in `mod` hands it a RoPE scaling (a string as its
+// argument 11, where MLC passes rope ext factors).
+class RopeScalingFinder : public ir::ExprVisitor {
+ public:
+  bool found = false;
+
+ protected:
+  void VisitExpr_(const ir::CallNode& call) override {
+    ir::ExprVisitor::VisitExpr_(call);
+    size_t first = 0;  // where the builtin's arguments start
+    if (const ir::ExternFuncNode* callee = ir::PackedCallee(call);
+        callee != nullptr && callee->global_symbol() == ir::protocol::kPagedKvCacheCreate) {
+      first = 1;  // R.call_pure_packed("...create", args...)
+    } else if (const auto* op = ir::As<ir::ExternFuncNode>(call.op());
+               op == nullptr || op->global_symbol() != ir::protocol::kPagedKvCacheCreate) {
+      return;
+    }
+    found = found || (call.args().size() > first + 11 &&
+                      ir::As<ir::StringImmNode>(call.args()[first + 11]) != nullptr);
+  }
+};
+
+}  // namespace
+
+void RefuseUnappliedRopeScaling(const ir::IRModule& mod,
+                                const std::optional<runtime::MlcChatConfig>& chat_config) {
+  if (!chat_config || !chat_config->rope_scaling_type) return;
+  RopeScalingFinder finder;
+  for (const auto& member : mod.members()) {
+    if (ir::As<ir::FunctionNode>(member.func) != nullptr) finder.VisitExpr(member.func);
+  }
+  if (finder.found) return;
+  throw runtime::RuntimeError(fmt::format(
+      "{}: the model scales RoPE (rope_scaling {}), which MLC's compiled module computes inside "
+      "its attention kernels and pipesplit's KV cache does not run; give the folder alone "
+      "(pipesplit then writes a module that hands the scaling to the cache)",
+      chat_config->path, *chat_config->rope_scaling_type));
 }
 
 std::optional<serve::text::ConversationTemplate> LoadConversationTemplate(

@@ -100,6 +100,13 @@ std::unique_ptr<serve::text::Tokenizer> LoadTokenizer(
 // the folder giving the weights (`weights.params` set to it).
 ir::IRModule LoadServingModule(const std::string& module, WeightArgs* weights, int groups);
 
+// An MLC folder whose config scales RoPE (rope_scaling, Llama 3.1's llama3) with a module that
+// does not hand the scaling to the KV cache (MLC's compiled modules carry it inside attention
+// kernels the cache does not run, so it would compute plain RoPE): refused, RuntimeError naming
+// the way out (the folder alone: the module pipesplit writes passes it).
+void RefuseUnappliedRopeScaling(const ir::IRModule& mod,
+                                const std::optional<runtime::MlcChatConfig>& chat_config);
+
 // The conversation template of `serve`: `flag` (--conv-template: one of MLC's preset names, or a
 // JSON file holding a conv_template object), else the MLC folder's mlc-chat-config.json's; nullopt
 // when none gives one. A flag that is neither is a RuntimeError listing the names; a faulty

@@ -480,6 +480,17 @@ class ModuleWriter {
            "        with R.dataflow():\n" + body_ + "        return gv\n";
   }
 
+  // Argument 11 of the cache's builtin: llama3 rope_scaling's JSON, else 0 (no ext factors).
+  std::string RopeScalingArg() const {
+    if (c_.rope_scaling_json.empty()) return "R.prim_value(0)";
+    std::string escaped;
+    for (char ch : c_.rope_scaling_json) {
+      if (ch == '"' || ch == '\\') escaped += '\\';
+      escaped += ch;
+    }
+    return "R.str(\"" + escaped + "\")";
+  }
+
   // Step 4.
   std::string CreateCache() const {
     const std::vector<std::string> names = {"max_batch_size", "max_total_seq_len",
@@ -494,11 +505,11 @@ class ModuleWriter {
         "R.call_pure_packed(\"{}\", R.shape([{}]), R.shape([{}]), R.prim_value({}), "
         "R.prim_value({}), R.prim_value({}), R.prim_value({}), R.shape([{}]), R.prim_value(0), "
         "R.prim_value(1), R.prim_value(T.float64(1)), R.prim_value(T.float64({:.17g})), "
-        "R.prim_value(0), init",
+        "{}, init",
         ir::protocol::kPagedKvCacheCreate, fmt::join(names, ", "), fmt::join(partition_, ", "),
         c_.num_attention_heads, c_.num_key_value_heads, c_.head_dim, c_.head_dim,
         fmt::join(std::vector<int>(static_cast<size_t>(c_.num_hidden_layers), 0), ", "),
-        c_.rope_theta);
+        c_.rope_theta, RopeScalingArg());
     for (int i = 13; i < 28; ++i) call += ", R.tuple()";
     call += ", sinfo_args=(R.Object,))";
     return Header("create_paged_kv_cache", fmt::format("{}", fmt::join(params, ", ")), "R.Object",
@@ -582,9 +593,15 @@ MlcLlamaModuleConfig ReadMlcLlamaModuleConfig(const std::string& chat_config_pat
     c.tie_word_embeddings = tie->Bool();
   }
   if (std::optional<JsonValue> rope = m.Find("rope_scaling"); rope && !rope->IsNull()) {
-    rope->Fail(
-        "rope_scaling is not supported by the module pipesplit writes (its KV cache "
-        "applies plain RoPE): give the module MLC compiled (--debug-dump) instead");
+    std::optional<JsonValue> kind = rope->IsObject() ? rope->Find("rope_type") : std::nullopt;
+    if (!kind || kind->String() != "llama3") {
+      rope->Fail("the module pipesplit writes applies rope_scaling of rope_type llama3 only");
+    }
+    for (const char* key :
+         {"factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"}) {
+      rope->Field(key).Number();
+    }
+    c.rope_scaling_json = rope->json().dump();
   }
   if (std::optional<JsonValue> tp = m.Find("tensor_parallel_shards"); tp && tp->Int() > 1) {
     tp->Fail(

@@ -3,8 +3,9 @@
 //  - The corpus's MLC folders (q0f32, q4f16_1): the tokens of the run on MLC's own compiled
 //    module (phase 5, the same folder), on 1 group and on 2 with 2 batches in flight.
 //  - Everywhere: a random Hugging Face Llama written here, converted by `pipesplit convert`
-//    (q0f32 untied, q4f16_1 tied, q0f16), generates on 1 and 2 groups with --verify (split and
-//    unsplit bit for bit), and --write-module gives the module it ran.
+//    (q0f32 untied, q4f16_1 tied, q0f16, and a Llama-3-style config: 128256 tokens, tied,
+//    rope_scaling llama3), generates on 1 and 2 groups with --verify (split and unsplit bit for
+//    bit), and --write-module gives the module it ran; the llama3 scaling changes the logits.
 //  - Errors: a folder without mlc-chat-config.json, a model_type the writer does not know (a
 //    located error), --params beside a folder, a module file without --params.
 #include <gmock/gmock.h>
@@ -66,16 +67,28 @@ INSTANTIATE_TEST_SUITE_P(Mlc, CorpusFolder, ::testing::Values("llama-q0f32", "ll
                                                               : std::string("q4f16_1");
                          });
 
-// A random Hugging Face Llama (float32 safetensors), tied or not.
-fs::path RandomHf(const fs::path& dir, bool tied) {
+// A random Hugging Face Llama (float32 safetensors), tied or not; `llama3`: Llama 3's shape of
+// config (a 128256-token vocabulary, rope_theta 500000, rope_scaling llama3 - its original
+// context cut to 64 so that short prompts feel the scaling).
+fs::path RandomHf(const fs::path& dir, bool tied, bool llama3) {
   fs::create_directories(dir);
-  const int64_t h = 64, ffn = 96, heads = 4, kv = 2, layers = 2, vocab = 128, d = h / heads;
-  const Json config = {{"model_type", "llama"},        {"hidden_size", h},
-                       {"intermediate_size", ffn},     {"num_hidden_layers", layers},
-                       {"num_attention_heads", heads}, {"num_key_value_heads", kv},
-                       {"vocab_size", vocab},          {"rms_norm_eps", 1e-05},
-                       {"rope_theta", 10000.0},        {"max_position_embeddings", 256},
-                       {"tie_word_embeddings", tied}};
+  const int64_t h = 64, ffn = 96, heads = 4, kv = 2, layers = 2, d = h / heads;
+  const int64_t vocab = llama3 ? 128256 : 128;
+  Json config = {{"model_type", "llama"},        {"hidden_size", h},
+                 {"intermediate_size", ffn},     {"num_hidden_layers", layers},
+                 {"num_attention_heads", heads}, {"num_key_value_heads", kv},
+                 {"vocab_size", vocab},          {"rms_norm_eps", 1e-05},
+                 {"rope_theta", 10000.0},        {"max_position_embeddings", 256},
+                 {"tie_word_embeddings", tied}};
+  if (llama3) {
+    config["rope_theta"] = 500000.0;
+    config["max_position_embeddings"] = 131072;
+    config["rope_scaling"] = {{"factor", 8.0},
+                              {"high_freq_factor", 4.0},
+                              {"low_freq_factor", 1.0},
+                              {"original_max_position_embeddings", 64},
+                              {"rope_type", "llama3"}};
+  }
   WriteText(dir / "config.json", config.dump(2));
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.0f, 0.08f);
@@ -110,14 +123,16 @@ fs::path RandomHf(const fs::path& dir, bool tied) {
 struct RandomCase {
   const char* quantization;
   bool tied;
+  bool llama3 = false;
 };
 
 class RandomFolder : public ::testing::TestWithParam<RandomCase> {};
 
 TEST_P(RandomFolder, ConvertsAndGeneratesSplitAsUnsplit) {
   const std::string q = GetParam().quantization;
-  const fs::path dir = ScratchDir(std::string("random_") + q);
-  const fs::path hf = RandomHf(dir / "hf", GetParam().tied), mlc = dir / "mlc";
+  const fs::path dir =
+      ScratchDir(std::string("random_") + q + (GetParam().llama3 ? "_llama3" : ""));
+  const fs::path hf = RandomHf(dir / "hf", GetParam().tied, GetParam().llama3), mlc = dir / "mlc";
   Result convert =
       Pipesplit("convert " + hf.string() + " --quantization " + q + " -o " + mlc.string());
   ASSERT_EQ(convert.exit_code, 0) << convert.output;
@@ -140,14 +155,42 @@ TEST_P(RandomFolder, ConvertsAndGeneratesSplitAsUnsplit) {
   ASSERT_EQ(two.exit_code, 0) << two.output;
   EXPECT_EQ(Tokens(dir / "two.json"), Tokens(dir / "one.json"));
   for (const auto& tokens : Tokens(dir / "one.json")) EXPECT_EQ(tokens.size(), 12u);
+  if (!GetParam().llama3) return;
+  // The KV cache applies the scaling: the same folder without rope_scaling gives other logits.
+  EXPECT_THAT(ReadText(dir / "model.py"), HasSubstr("\\\"rope_type\\\":\\\"llama3\\\""));
+  fs::copy(mlc, dir / "plain");
+  Json chat = Json::parse(ReadText(mlc / "mlc-chat-config.json"));
+  chat["model_config"]["rope_scaling"] = nullptr;
+  WriteText(dir / "plain" / "mlc-chat-config.json", chat.dump(2));
+  for (const char* folder : {"mlc", "plain"}) {
+    Result r = Pipesplit("generate " + (dir / folder).string() + common + " --dump-logits " +
+                         (dir / (std::string(folder) + ".npy")).string() + " -o " +
+                         (dir / (std::string(folder) + ".json")).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  EXPECT_NE(ReadText(dir / "mlc.npy"), ReadText(dir / "plain.npy"));
+  // A module that does not hand the scaling to the cache (as MLC's compiled ones) is refused with
+  // a folder that scales.
+  Result plain_module =
+      Pipesplit("generate " + (dir / "plain").string() + common + " --write-module " +
+                (dir / "plain.py").string() + " -o " + (dir / "x.json").string());
+  ASSERT_EQ(plain_module.exit_code, 0) << plain_module.output;
+  Result refused = Pipesplit("generate " + (dir / "plain.py").string() + " --params " +
+                             mlc.string() + common + " -o " + (dir / "y.json").string());
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_THAT(refused.output,
+              HasSubstr("the model scales RoPE (rope_scaling llama3), which MLC's compiled module "
+                        "computes inside its attention kernels"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Convert, RandomFolder,
                          ::testing::Values(RandomCase{"q0f32", false}, RandomCase{"q4f16_1", true},
-                                           RandomCase{"q0f16", false}),
+                                           RandomCase{"q0f16", false},
+                                           RandomCase{"q4f16_1", true, true}),
                          [](const auto& info) {
                            return std::string(info.param.quantization) +
-                                  (info.param.tied ? "_tied" : "");
+                                  (info.param.tied ? "_tied" : "") +
+                                  (info.param.llama3 ? "_llama3" : "");
                          });
 
 TEST(MlcFolderModule, Errors) {

@@ -79,6 +79,16 @@ TEST(PagedKvCacheCreate, ReadsMlcArguments) {
   c = PagedKvCacheConfigFromArgs(args, {});
   EXPECT_EQ(c.num_pages, 7);
   EXPECT_EQ(c.dtype, DataType::Float(16));
+  EXPECT_EQ(c.llama3.factor, 0);  // plain RoPE
+  // The module pipesplit writes for a Llama 3.1 folder passes its rope_scaling in argument 11.
+  args[11] = Value::MakeString(R"({"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": )"
+                               R"(1.0, "original_max_position_embeddings": 8192, )"
+                               R"("rope_type": "llama3"})");
+  c = PagedKvCacheConfigFromArgs(args, {});
+  EXPECT_EQ(c.llama3.factor, 8);
+  EXPECT_EQ(c.llama3.low_freq_factor, 1);
+  EXPECT_EQ(c.llama3.high_freq_factor, 4);
+  EXPECT_EQ(c.llama3.original_max_position_embeddings, 8192);
 }
 
 TEST(PagedKvCacheCreate, AGroupHoldsItsSliceOfTheLayerPartition) {
@@ -91,7 +101,9 @@ TEST(PagedKvCacheCreate, AGroupHoldsItsSliceOfTheLayerPartition) {
     EXPECT_EQ(c.layer_begin, want[g][0]);
     EXPECT_EQ(c.layer_end, want[g][1]);
   }
-  EXPECT_THAT(ErrorOf([&] { PagedKvCacheConfigFromArgs(CreateArgs(partition, kinds), {1, 2}); }),
+  EXPECT_THAT(ErrorOf([&] {
+                PagedKvCacheConfigFromArgs(CreateArgs(partition, kinds), {1, 2});
+              }),
               HasSubstr("the layer partition [0, 2, 3, 5] must have 3 entries, one more than the 2 "
                         "worker groups"));
   // One group (the module run unsplit) holds every layer.
@@ -135,6 +147,16 @@ TEST(PagedKvCacheCreate, RejectsWhatItDoesNotSupport) {
   EXPECT_THAT(error(8, Int(2)), HasSubstr("rope mode 2 is not supported"));
   EXPECT_THAT(error(11, MakeScalar(DataType::Float(32), 1)),
               HasSubstr("rope ext factors are not supported"));
+  EXPECT_THAT(error(11, Value::MakeString(R"({"rope_type": "yarn", "factor": 4})")),
+              HasSubstr("argument 11 names a RoPE scaling other than llama3"));
+  EXPECT_THAT(error(11, Value::MakeString("not json")),
+              HasSubstr("argument 11 names a RoPE scaling other than llama3"));
+  EXPECT_THAT(error(11, Value::MakeString(R"({"rope_type": "llama3", "factor": 8})")),
+              HasSubstr("llama3 rope_scaling needs a number 'low_freq_factor'"));
+  EXPECT_THAT(error(11, Value::MakeString(R"({"rope_type": "llama3", "factor": 8, )"
+                                          R"("low_freq_factor": 4, "high_freq_factor": 1, )"
+                                          R"("original_max_position_embeddings": 8192})")),
+              HasSubstr("needs factor > 0 and high_freq_factor > low_freq_factor"));
   EXPECT_THAT(error(12, Int(0)), HasSubstr("argument 12 must be a tensor of the cache dtype"));
   EXPECT_THAT(error(12, MakeScalar(DataType::Int(32), 0)), HasSubstr("unsupported dtype int32"));
 }
@@ -376,8 +398,8 @@ TEST_F(PagedKvCacheScript, AttentionWritesIntoADestinationArgument) {
   TensorBuilder zeros(DataType::Float(32), {3, 4, 8});
   std::fill_n(zeros.data<float>(), zeros.numel(), 0.0f);
   const Tensor dest = std::move(zeros).Publish();
-  EXPECT_TRUE(Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(0), Float(0.25), qkv0, dest})
-                  .is_null());
+  EXPECT_TRUE(
+      Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(0), Float(0.25), qkv0, dest}).is_null());
   EXPECT_TRUE(BitwiseEqual(dest, (*out.as_tuple())[0].ExpectTensor("o0")));
   EXPECT_THAT(ErrorOf([&] {
                 Builtin(paged_kv::kAttentionWithFusedQkv, {kv, Int(1), Float(0.25), qkv1, Int(0)});

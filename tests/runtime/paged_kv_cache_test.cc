@@ -166,6 +166,31 @@ TEST_F(PagedKvCacheTest, MatchesTheReferenceWithOtherRopeParametersAndWithoutRop
   Forward({0}, {1});
 }
 
+TEST_F(PagedKvCacheTest, MatchesTheReferenceWithLlama3Rope) {
+  // head_dim 16, theta 10000: wavelengths from 2 pi to about 19000; an original context of 512
+  // with factors 1 and 4 keeps the ones below 128, scales those beyond 512 by 1/8 and smooths
+  // the ones between, so every branch is taken. Positions reach 300 for the scaled ones to
+  // differ from plain RoPE.
+  PagedKvCacheConfig c = SmallConfig(/*pages=*/40);
+  c.head_dim = 16;
+  c.llama3 = {8.0, 1.0, 4.0, 512.0};
+  Make(c);
+  Add(0);
+  Forward({0}, {300});
+  Forward({0}, {1});
+  // Without the scaling the same cache gives other outputs (the reference checks the scaled).
+  PagedKvCacheConfig plain = c;
+  plain.llama3 = {};
+  auto a = PagedKvCache::Create(c), b = PagedKvCache::Create(plain);
+  for (auto* cache : {a.get(), b.get()}) {
+    cache->AddSequence(0);
+    cache->BeginForward(std::vector<int64_t>{0}, std::vector<int64_t>{300});
+  }
+  const Tensor qkv = RandomQkv(300);
+  EXPECT_NE(ToDoubleVector(a->AttentionWithFusedQkv(0, 0.25, qkv)),
+            ToDoubleVector(b->AttentionWithFusedQkv(0, 0.25, qkv)));
+}
+
 TEST_F(PagedKvCacheTest, ForkSharesFullPagesAndCopiesAPartialOne) {
   Make(SmallConfig());
   Add(0);

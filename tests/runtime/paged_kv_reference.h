@@ -125,13 +125,31 @@ class PagedKvReference {
     }
   }
 
-  // Rotates pairs (x[i], x[i + d/2]) by the angle pos * scale / theta^(2i / d).
+  // Rotates pairs (x[i], x[i + d/2]) by the angle pos * scale / theta^(2i / d) (with Llama 3's
+  // frequencies as Hugging Face computes them when rope_scaling is llama3).
   std::vector<double> Rope(const double* x, int64_t pos) const {
     const int64_t d = c_.head_dim;
     std::vector<double> out(x, x + d);
     if (c_.rope_mode != RopeMode::kNormal) return out;
     for (int64_t i = 0; i < d / 2; ++i) {
-      const double angle = pos * c_.rope_scale / std::pow(c_.rope_theta, 2.0 * i / d);
+      double freq = 1.0 / std::pow(c_.rope_theta, 2.0 * i / d);
+      if (const PagedKvCacheConfig::Llama3Rope& r = c_.llama3; r.factor > 0) {
+        // Llama 3: wavelengths beyond original / low scaled by 1 / factor, below original / high
+        // kept, the ones between interpolated by the smooth factor.
+        const double pi = 3.14159265358979323846;
+        const double wavelength = 2 * pi / freq;
+        const double low = r.original_max_position_embeddings / r.low_freq_factor;
+        const double high = r.original_max_position_embeddings / r.high_freq_factor;
+        if (wavelength > low) {
+          freq /= r.factor;
+        } else if (wavelength >= high) {
+          const double smooth =
+              (r.original_max_position_embeddings / wavelength - r.low_freq_factor) /
+              (r.high_freq_factor - r.low_freq_factor);
+          freq = (1 - smooth) * freq / r.factor + smooth * freq;
+        }
+      }
+      const double angle = pos * c_.rope_scale * freq;
       const double a = x[i], b = x[i + d / 2];
       out[i] = a * std::cos(angle) - b * std::sin(angle);
       out[i + d / 2] = b * std::cos(angle) + a * std::sin(angle);

@@ -13,9 +13,9 @@
 // over the packed weights, with the arithmetic it gives MLC's compiled modules (the same tokens
 // as MLC's phase-5 dumps of the corpus folders).
 //
-// Supported: model_type llama (Llama 2 and 3 without rope_scaling, TinyLlama, tied embeddings or
-// not), quantization q0f32, q0f16 and q4f16_1, no tensor parallelism. Anything else is a
-// located error in mlc-chat-config.json naming the field.
+// Supported: model_type llama (Llama 2, Llama 3 and 3.1 - rope_scaling llama3 - TinyLlama, tied
+// embeddings or not), quantization q0f32, q0f16 and q4f16_1, no tensor parallelism. Anything else
+// is a located error in mlc-chat-config.json naming the field.
 #ifndef PIPESPLIT_MODELS_MLC_LLAMA_MODULE_H_
 #define PIPESPLIT_MODELS_MLC_LLAMA_MODULE_H_
 
@@ -37,6 +37,9 @@ struct MlcLlamaModuleConfig {
   double rms_norm_eps = 1e-5;
   double rope_theta = 10000;
   bool tie_word_embeddings = false;
+  // rope_scaling's JSON (rope_type llama3), "" for plain RoPE: handed to the KV cache where MLC
+  // passes rope ext factors (runtime/exec/paged_kv_cache.h: Llama3Rope).
+  std::string rope_scaling_json;
 };
 
 // Reads the model of `chat_config_path`; located errors for what the module cannot be written

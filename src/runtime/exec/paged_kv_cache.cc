@@ -79,9 +79,10 @@ struct PagedKvCache::State {
   // read, so the memory of pages never used is never touched (and, for large caches, never
   // committed by the system).
   std::vector<std::unique_ptr<std::byte[]>> layers;
-  std::vector<float> rope_divisor;  // theta^(2j / head_dim) for j < head_dim / 2
-  std::vector<int32_t> refs;        // sequences referring to each page
-  std::vector<int64_t> free_pages;  // popped from the back; page 0 first
+  std::vector<float> rope_divisor;   // theta^(2j / head_dim) for j < head_dim / 2
+  std::vector<float> rope_inv_freq;  // llama3 rope scaling: the inverse frequencies (else empty)
+  std::vector<int32_t> refs;         // sequences referring to each page
+  std::vector<int64_t> free_pages;   // popped from the back; page 0 first
   std::map<int64_t, Sequence> sequences;
   bool in_forward = false;
   std::vector<BatchEntry> batch;
@@ -155,7 +156,8 @@ struct PagedKvCache::State {
     std::vector<float> rotated(x.size());
     const float scaled = static_cast<float>(static_cast<double>(pos) * config.rope_scale);
     for (int64_t d = 0; d < config.head_dim; ++d) {
-      const float freq = scaled / rope_divisor[d % half];
+      const float freq = rope_inv_freq.empty() ? scaled / rope_divisor[d % half]
+                                               : scaled * rope_inv_freq[d % half];
       const float c = Round(storage, std::cos(freq));
       const float s = Round(storage, std::sin(freq));
       const float other = d < half ? -x[d + half] : x[d - half];
@@ -247,6 +249,19 @@ std::shared_ptr<PagedKvCache> PagedKvCache::Create(const PagedKvCacheConfig& con
       state->rope_divisor.push_back(
           std::pow(static_cast<float>(config.rope_theta),
                    static_cast<float>(2 * j) / static_cast<float>(config.head_dim)));
+    }
+    if (const PagedKvCacheConfig::Llama3Rope& r = config.llama3; r.factor > 0) {
+      // TVM's rope_freq_llama3, in float32.
+      const double inv_diff = 1.0 / (r.high_freq_factor - r.low_freq_factor);
+      const auto alpha = static_cast<float>(r.original_max_position_embeddings /
+                                            (2 * 3.14159265358979323846) * inv_diff);
+      const auto beta = static_cast<float>(r.low_freq_factor * inv_diff);
+      const auto inv_factor = static_cast<float>(1.0 / r.factor);
+      for (float divisor : state->rope_divisor) {
+        const float freq = 1.0f / divisor;
+        const float smooth = std::max(0.0f, std::min(1.0f, alpha * freq - beta));
+        state->rope_inv_freq.push_back((1.0f - smooth) * freq * inv_factor + smooth * freq);
+      }
     }
   }
   state->ResetPages();

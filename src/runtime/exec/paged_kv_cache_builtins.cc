@@ -2,6 +2,7 @@
 // vm.builtin.paged_attention_kv_cache_create as MLC passes it, and the kv_state_* /
 // attention_kv_cache_* calls on the cache object.
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,31 @@ const Shape& ExpectShape(const Value& value, const char* op, const std::string& 
 
 std::string Arg(int index, const char* name) {
   return std::string(name) + " (argument " + std::to_string(index) + ")";
+}
+
+// The rope_scaling JSON a module passes where MLC passes rope ext factors (Llama 3's only).
+template <typename Fail>
+PagedKvCacheConfig::Llama3Rope Llama3RopeOf(const std::string& text, const Fail& fail) {
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || j.value("rope_type", "") != "llama3") {
+    throw fail("argument 11 names a RoPE scaling other than llama3: " + text);
+  }
+  PagedKvCacheConfig::Llama3Rope rope;
+  auto number = [&](const char* key, double* out) {
+    if (!j.contains(key) || !j[key].is_number()) {
+      throw fail(std::string("llama3 rope_scaling needs a number '") + key + "': " + text);
+    }
+    *out = j[key].get<double>();
+  };
+  number("factor", &rope.factor);
+  number("low_freq_factor", &rope.low_freq_factor);
+  number("high_freq_factor", &rope.high_freq_factor);
+  number("original_max_position_embeddings", &rope.original_max_position_embeddings);
+  if (!(rope.factor > 0) || !(rope.high_freq_factor > rope.low_freq_factor)) {
+    throw fail("llama3 rope_scaling needs factor > 0 and high_freq_factor > low_freq_factor: " +
+               text);
+  }
+  return rope;
 }
 
 }  // namespace
@@ -140,6 +166,9 @@ PagedKvCacheConfig PagedKvCacheConfigFromArgs(const std::vector<Value>& args,
   config.rope_scale = ExpectNumber(args[9], op, Arg(9, "the rope scale"));
   config.rope_theta = ExpectNumber(args[10], op, Arg(10, "the rope theta"));
   if (args[11].as_tensor() != nullptr) throw fail("rope ext factors are not supported");
+  if (const std::string* rope_scaling = args[11].as_string()) {
+    config.llama3 = Llama3RopeOf(*rope_scaling, fail);
+  }
   if (const Tensor* init = args[12].as_tensor()) {
     config.dtype = init->dtype();
   } else if (const DataType* dtype = args[12].as_dtype()) {

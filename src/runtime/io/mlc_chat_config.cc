@@ -56,6 +56,12 @@ MlcChatConfig ReadMlcChatConfig(const std::string& path) {
   config.prefill_chunk_size = ReadSize(root, "prefill_chunk_size");
   if (std::optional<JsonValue> model = root.Find("model_config")) {
     if (!model->IsNull()) config.max_batch_size = ReadSize(*model, "max_batch_size");
+    if (std::optional<JsonValue> rope =
+            model->IsNull() ? std::nullopt : model->Find("rope_scaling");
+        rope && !rope->IsNull()) {
+      std::optional<JsonValue> kind = rope->IsObject() ? rope->Find("rope_type") : std::nullopt;
+      config.rope_scaling_type = kind ? kind->String() : std::string("unknown");
+    }
   }
   if (std::optional<JsonValue> conv = root.Find("conv_template")) {
     if (!conv->IsNull() && !conv->json().is_string()) {  // a template's name, or the template

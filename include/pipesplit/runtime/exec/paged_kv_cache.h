@@ -74,6 +74,19 @@ struct PagedKvCacheConfig {
   RopeMode rope_mode = RopeMode::kNormal;
   double rope_scale = 1;  // positions are multiplied by it
   double rope_theta = 10000;
+  // Llama 3's RoPE frequencies (rope_scaling "llama3"): each inverse frequency f = 1 / theta^(2j/d)
+  // becomes (1 - s) f / factor + s f, s = clamp(alpha f - beta, 0, 1) with alpha =
+  // original_max_position_embeddings / (2 pi (high - low)) and beta = low / (high - low), and a
+  // position's angle is pos * f (TVM's rope_freq_llama3, in float32). factor 0: plain RoPE.
+  // MLC's compiled modules carry these frequencies inside their attention kernels; the module
+  // pipesplit writes for a folder passes rope_scaling's JSON as the argument MLC uses for
+  // rope ext factors.
+  struct Llama3Rope {
+    double factor = 0;
+    double low_freq_factor = 1;
+    double high_freq_factor = 4;
+    double original_max_position_embeddings = 8192;
+  } llama3;
   DataType dtype = DataType::Float(32);  // float16, bfloat16 or float32
 };
 

@@ -26,6 +26,8 @@ struct MlcChatConfig {
   std::optional<double> temperature;
   std::optional<double> top_p;
   std::vector<std::string> tokenizer_files;
+  // model_config.rope_scaling, when it is not null (its rope_type, e.g. "llama3").
+  std::optional<std::string> rope_scaling_type;
 };
 
 // Reads `path`. Every field is optional; one of the wrong type (or a negative size, a token id
