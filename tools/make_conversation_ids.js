@@ -18,10 +18,7 @@ if (!corpus || !fixturePath) {
   process.exit(2);
 }
 
-// Llama 3's pre-tokenizer regex (as in make_tokenizer_fixtures.js).
-const LLAMA3_SPLIT =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+" +
-  "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const { setLlama3PreTokenizer } = require('./tokenizer_variants');
 
 // The chat tokens of Llama 3 and ChatML, as special added tokens after DeepSeek's 32022 ids.
 const CHAT_TOKENS = [
@@ -37,13 +34,7 @@ const TOKENIZERS = {
   'llama3-chat': {
     base: 'deepseek-coder-6.7b-instruct',
     edit: (j) => {
-      j.pre_tokenizer = {
-        type: 'Sequence',
-        pretokenizers: [
-          { type: 'Split', pattern: { Regex: LLAMA3_SPLIT }, behavior: 'Isolated', invert: false },
-          { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false },
-        ],
-      };
+      setLlama3PreTokenizer(j);
       for (const [i, content] of CHAT_TOKENS.entries()) {
         j.added_tokens.push({
           id: 32022 + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false,

@@ -18,23 +18,14 @@ if (!corpus || !out) {
   process.exit(2);
 }
 
-// Llama 3's pre-tokenizer (its tokenizer.json): one Split regex, then bytes without a regex.
-const LLAMA3_SPLIT =
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+" +
-  "[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const { setLlama3PreTokenizer } = require('./tokenizer_variants');
 
-// The variants, made from a corpus file by the same edits the tests make (text_fixtures_test.cc).
+// The variants, made from a corpus file by the same edits the tests make (tests/serving/tokenizer_variants.h).
 const VARIANTS = {
   'llama3-pretokenizer': {
     base: 'deepseek-coder-6.7b-instruct',
     edit: (j) => {
-      j.pre_tokenizer = {
-        type: 'Sequence',
-        pretokenizers: [
-          { type: 'Split', pattern: { Regex: LLAMA3_SPLIT }, behavior: 'Isolated', invert: false },
-          { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: false },
-        ],
-      };
+      setLlama3PreTokenizer(j);
     },
   },
   'ignore-merges': {

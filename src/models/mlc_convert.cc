@@ -277,8 +277,8 @@ ConvertReport Run(const HfLlamaConfig& config, const std::vector<HfTensorInfo>& 
   for (const MlcParam* p : plan.order) {
     const std::vector<Output> outputs = Outputs(*p, q);
     for (const Output& o : outputs) {
-      report.metadata.param_bytes += static_cast<double>(
-          Elements(o.shape) * (o.dtype == "float32" || o.dtype == "uint32" ? 4 : 2));
+      report.metadata.param_bytes +=
+          static_cast<double>(TensorCacheWriter::DtypeBytes(o.dtype, Elements(o.shape)));
     }
     report.metadata.param_size += static_cast<int64_t>(outputs.size());
     if (!out_dir) {

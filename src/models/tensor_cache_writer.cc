@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "pipesplit/runtime/tensor/tensor.h"
@@ -17,12 +18,11 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// Bytes of one element of MLC's dtype name (DataType's spelling: "float32", "uint32", ...).
 int64_t ElementBytes(const std::string& dtype) {
-  if (dtype == "float32" || dtype == "uint32" || dtype == "int32") return 4;
-  if (dtype == "float16" || dtype == "bfloat16" || dtype == "uint16" || dtype == "int16") return 2;
-  if (dtype == "float64" || dtype == "int64" || dtype == "uint64") return 8;
-  if (dtype == "int8" || dtype == "uint8" || dtype == "bool") return 1;
-  throw std::invalid_argument("no element size for dtype '" + dtype + "'");
+  const std::optional<DataType> parsed = DataType::Parse(dtype);
+  if (!parsed) throw std::invalid_argument("no element size for dtype '" + dtype + "'");
+  return parsed->bytes();
 }
 
 // tvmjs's float32 -> bfloat16: round to nearest even while |x| is below the largest finite
@@ -51,6 +51,10 @@ void WriteText(const std::filesystem::path& path, const std::string& text) {
 }
 
 }  // namespace
+
+int64_t TensorCacheWriter::DtypeBytes(const std::string& dtype, int64_t elements) {
+  return ElementBytes(dtype) * elements;
+}
 
 int64_t TensorCacheWriter::StoredBytes(const std::string& dtype, int64_t elements) {
   return dtype == "float32" ? 2 * elements : ElementBytes(dtype) * elements;

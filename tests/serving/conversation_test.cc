@@ -21,6 +21,7 @@
 #include <string>
 
 #include "pipesplit/support/diagnostic.h"
+#include "tests/serving/tokenizer_variants.h"
 
 namespace pipesplit::serve {
 namespace {
@@ -107,20 +108,7 @@ TEST_P(Preset, BuildsMlcsPrompts) {
 
 // The chat tokens tools/make_conversation_ids.js adds to DeepSeek's tokenizer (ids from 32022).
 void MakeLlama3Chat(Json& j) {
-  j["pre_tokenizer"] = {
-      {"type", "Sequence"},
-      {"pretokenizers",
-       {{{"type", "Split"},
-         {"pattern",
-          {{"Regex",
-            "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
-            "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}}},
-         {"behavior", "Isolated"},
-         {"invert", false}},
-        {{"type", "ByteLevel"},
-         {"add_prefix_space", false},
-         {"trim_offsets", true},
-         {"use_regex", false}}}}};
+  testing_tokenizers::SetLlama3PreTokenizer(j);
   int id = 32022;
   for (const char* content :
        {"<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>",

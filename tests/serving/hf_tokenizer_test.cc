@@ -19,6 +19,7 @@
 
 #include "pipesplit/runtime/tensor/value.h"
 #include "pipesplit/serve/text/tokenizer.h"
+#include "tests/serving/tokenizer_variants.h"
 
 namespace pipesplit::serve {
 namespace {
@@ -46,20 +47,7 @@ fs::path TokenizerCorpus() {
 // The variants of tools/make_tokenizer_fixtures.js, made by the same edits.
 void ApplyVariant(const std::string& name, Json& j) {
   if (name == "llama3-pretokenizer") {
-    j["pre_tokenizer"] = {
-        {"type", "Sequence"},
-        {"pretokenizers",
-         {{{"type", "Split"},
-           {"pattern",
-            {{"Regex",
-              "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| "
-              "?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}}},
-           {"behavior", "Isolated"},
-           {"invert", false}},
-          {{"type", "ByteLevel"},
-           {"add_prefix_space", false},
-           {"trim_offsets", true},
-           {"use_regex", false}}}}};
+    testing_tokenizers::SetLlama3PreTokenizer(j);
   } else if (name == "ignore-merges") {
     j["model"]["ignore_merges"] = true;
     Json& merges = j["model"]["merges"];

@@ -62,8 +62,10 @@ class TensorCacheWriter {
   // shards. RuntimeError naming the file when one cannot be written.
   std::vector<TensorCacheShard> Finish(const TensorCacheMetadata& metadata);
 
-  // The bytes a record of `dtype` stores for `elements` elements.
+  // The bytes a record of `dtype` stores for `elements` elements (float32: 2 each, as bfloat16).
   static int64_t StoredBytes(const std::string& dtype, int64_t elements);
+  // The bytes of `elements` elements of `dtype` in memory (before the bfloat16 encoding).
+  static int64_t DtypeBytes(const std::string& dtype, int64_t elements);
 
  private:
   void Append(TensorCacheRecord record, std::span<const uint8_t> stored);

@@ -3,6 +3,7 @@
 // (python/mlc_llm/conversation_template/). tests/serving/conversation_test.cc checks each against
 // the JSON MLC writes for it (tests/serving/conversation_fixtures/, from MLC's source).
 #include <functional>
+#include <utility>
 
 #include "pipesplit/serve/text/conversation.h"
 
@@ -26,15 +27,39 @@ ConversationTemplate Base(const char* name) {
 }
 
 constexpr const char* kLlamaSystem = "You are a helpful, respectful and honest assistant.";
-constexpr const char* kLlama3System =
-    "<|start_header_id|>system<|end_header_id|>\n\n{system_message}<|eot_id|>";
+
+// What every template sets together: its roles, separators and the separators after a role.
+void Turns(ConversationTemplate& c, Roles roles, std::vector<std::string> seps,
+           const char* content_sep, const char* empty_sep) {
+  c.roles = std::move(roles);
+  c.seps = std::move(seps);
+  c.role_content_sep = content_sep;
+  c.role_empty_sep = empty_sep;
+}
+
+// Llama 3's header tokens (llama-3, llama-3_1).
+void Llama3(ConversationTemplate& c, Roles roles) {
+  c.system_template = "<|start_header_id|>system<|end_header_id|>\n\n{system_message}<|eot_id|>";
+  c.system_message = kLlamaSystem;
+  Turns(c, std::move(roles), {"<|eot_id|>"}, "<|end_header_id|>\n\n", "<|end_header_id|>\n\n");
+  c.system_prefix_token_ids = std::vector<int32_t>{128000};
+}
+
+// ChatML's turns (chatml, chatml_nosystem, qwen2), with a system turn when `system` is given.
+void ChatMl(ConversationTemplate& c, const char* system) {
+  if (system != nullptr) {
+    c.system_template = "<|im_start|>system\n{system_message}<|im_end|>\n";
+    c.system_message = system;
+  }
+  Turns(c, {{"user", "<|im_start|>user"}, {"assistant", "<|im_start|>assistant"}}, {"<|im_end|>\n"},
+        "\n", "\n");
+}
 
 const std::vector<Preset>& Presets() {
   static const std::vector<Preset> kPresets = {
       {"LM",
        [](ConversationTemplate& c) {
-         c.roles = {{"user", ""}, {"assistant", ""}};
-         c.seps = {""};
+         Turns(c, {{"user", ""}, {"assistant", ""}}, {""}, "", "");
          c.stop_token_ids = {2};
          c.system_prefix_token_ids = std::vector<int32_t>{1};
        }},
@@ -42,10 +67,8 @@ const std::vector<Preset>& Presets() {
        [](ConversationTemplate& c) {
          c.system_template = "[INST] <<SYS>>\n{system_message}\n<</SYS>>\n\n";
          c.system_message = kLlamaSystem;
-         c.roles = {{"user", "<s>[INST]"}, {"assistant", "[/INST]"}, {"tool", "[INST]"}};
-         c.seps = {" ", " </s>"};
-         c.role_content_sep = " ";
-         c.role_empty_sep = " ";
+         Turns(c, {{"user", "<s>[INST]"}, {"assistant", "[/INST]"}, {"tool", "[INST]"}},
+               {" ", " </s>"}, " ", " ");
          c.stop_str = {"[INST]"};
          c.stop_token_ids = {2};
          c.system_prefix_token_ids = std::vector<int32_t>{1};
@@ -53,36 +76,21 @@ const std::vector<Preset>& Presets() {
        }},
       {"llama-3",
        [](ConversationTemplate& c) {
-         c.system_template = kLlama3System;
-         c.system_message = kLlamaSystem;
-         c.roles = {{"user", "<|start_header_id|>user"},
-                    {"assistant", "<|start_header_id|>assistant"}};
-         c.seps = {"<|eot_id|>"};
-         c.role_content_sep = "<|end_header_id|>\n\n";
-         c.role_empty_sep = "<|end_header_id|>\n\n";
+         Llama3(c, {{"user", "<|start_header_id|>user"},
+                    {"assistant", "<|start_header_id|>assistant"}});
          c.stop_str = {"<|end_of_text|>", "<|eot_id|>"};
          c.stop_token_ids = {128001, 128009};
-         c.system_prefix_token_ids = std::vector<int32_t>{128000};
        }},
       {"llama-3_1",
        [](ConversationTemplate& c) {
-         c.system_template = kLlama3System;
-         c.system_message = kLlamaSystem;
-         c.roles = {{"user", "<|start_header_id|>user"},
+         Llama3(c, {{"user", "<|start_header_id|>user"},
                     {"assistant", "<|start_header_id|>assistant"},
-                    {"tool", "<|start_header_id|>ipython"}};
-         c.seps = {"<|eot_id|>"};
-         c.role_content_sep = "<|end_header_id|>\n\n";
-         c.role_empty_sep = "<|end_header_id|>\n\n";
+                    {"tool", "<|start_header_id|>ipython"}});
          c.stop_token_ids = {128001, 128008, 128009};
-         c.system_prefix_token_ids = std::vector<int32_t>{128000};
        }},
       {"codellama_instruct",
        [](ConversationTemplate& c) {
-         c.roles = {{"user", "[INST]"}, {"assistant", "[/INST]"}};
-         c.seps = {" "};
-         c.role_content_sep = " ";
-         c.role_empty_sep = " ";
+         Turns(c, {{"user", "[INST]"}, {"assistant", "[/INST]"}}, {" "}, " ", " ");
          c.stop_str = {"</s>"};
          c.stop_token_ids = {2};
          c.system_prefix_token_ids = std::vector<int32_t>{1};
@@ -94,9 +102,8 @@ const std::vector<Preset>& Presets() {
              "Always assist with care, respect, and truth. Respond with utmost utility yet "
              "securely. Avoid harmful, unethical, prejudiced, or negative content. Ensure "
              "replies promote fairness and positivity.";
-         c.roles = {{"user", "[INST]"}, {"assistant", "[/INST]"}, {"tool", "[INST]"}};
-         c.seps = {" "};
-         c.role_content_sep = " ";
+         Turns(c, {{"user", "[INST]"}, {"assistant", "[/INST]"}, {"tool", "[INST]"}}, {" "}, " ",
+               "");
          c.stop_str = {"</s>"};
          c.stop_token_ids = {2};
          c.system_prefix_token_ids = std::vector<int32_t>{1};
@@ -104,34 +111,21 @@ const std::vector<Preset>& Presets() {
        }},
       {"chatml",
        [](ConversationTemplate& c) {
-         c.system_template = "<|im_start|>system\n{system_message}<|im_end|>\n";
-         c.system_message =
-             "A conversation between a user and an LLM-based AI assistant. The assistant gives "
-             "helpful and honest answers.";
-         c.roles = {{"user", "<|im_start|>user"}, {"assistant", "<|im_start|>assistant"}};
-         c.seps = {"<|im_end|>\n"};
-         c.role_content_sep = "\n";
-         c.role_empty_sep = "\n";
+         ChatMl(c,
+                "A conversation between a user and an LLM-based AI assistant. The assistant "
+                "gives helpful and honest answers.");
          c.stop_str = {"<|im_end|>"};
          c.stop_token_ids = {2};
        }},
       {"chatml_nosystem",
        [](ConversationTemplate& c) {
-         c.roles = {{"user", "<|im_start|>user"}, {"assistant", "<|im_start|>assistant"}};
-         c.seps = {"<|im_end|>\n"};
-         c.role_content_sep = "\n";
-         c.role_empty_sep = "\n";
+         ChatMl(c, nullptr);
          c.stop_str = {"<|im_end|>"};
          c.stop_token_ids = {2};
        }},
       {"qwen2",
        [](ConversationTemplate& c) {
-         c.system_template = "<|im_start|>system\n{system_message}<|im_end|>\n";
-         c.system_message = "You are a helpful assistant.";
-         c.roles = {{"user", "<|im_start|>user"}, {"assistant", "<|im_start|>assistant"}};
-         c.seps = {"<|im_end|>\n"};
-         c.role_content_sep = "\n";
-         c.role_empty_sep = "\n";
+         ChatMl(c, "You are a helpful assistant.");
          c.stop_str = {"<|endoftext|>", "<|im_end|>"};
          c.stop_token_ids = {151643, 151645};
        }},
@@ -139,19 +133,13 @@ const std::vector<Preset>& Presets() {
        [](ConversationTemplate& c) {
          c.system_template = "<|system|>\n{system_message}</s>";
          c.system_message = "You are a helpful chatbot.";
-         c.roles = {{"user", "<|user|>"}, {"assistant", "<|assistant|>"}};
-         c.seps = {"</s>"};
-         c.role_content_sep = "\n";
-         c.role_empty_sep = "\n";
+         Turns(c, {{"user", "<|user|>"}, {"assistant", "<|assistant|>"}}, {"</s>"}, "\n", "\n");
          c.stop_str = {"</s>"};
          c.stop_token_ids = {2};
        }},
       {"phi-2",
        [](ConversationTemplate& c) {
-         c.roles = {{"user", "Instruct"}, {"assistant", "Output"}};
-         c.seps = {"\n"};
-         c.role_content_sep = ": ";
-         c.role_empty_sep = ":";
+         Turns(c, {{"user", "Instruct"}, {"assistant", "Output"}}, {"\n"}, ": ", ":");
          c.stop_str = {"<|endoftext|>"};
          c.stop_token_ids = {50256};
        }},
@@ -161,18 +149,15 @@ const std::vector<Preset>& Presets() {
          c.system_message =
              "You are a helpful digital assistant. Please provide safe, ethical and accurate "
              "information to the user.";
-         c.roles = {{"user", "<|user|>"}, {"assistant", "<|assistant|>"}};
-         c.seps = {"<|end|>\n"};
-         c.role_content_sep = "\n";
-         c.role_empty_sep = "\n";
+         Turns(c, {{"user", "<|user|>"}, {"assistant", "<|assistant|>"}}, {"<|end|>\n"}, "\n",
+               "\n");
          c.system_prefix_token_ids = std::vector<int32_t>{1};
          c.stop_str = {"<|endoftext|>"};
          c.stop_token_ids = {2, 32000, 32001, 32007};
        }},
       {"gpt2",
        [](ConversationTemplate& c) {
-         c.roles = {{"user", ""}, {"assistant", ""}};
-         c.seps = {""};
+         Turns(c, {{"user", ""}, {"assistant", ""}}, {""}, "", "");
          c.stop_str = {"</s>"};
          c.stop_token_ids = {50256};
        }},
